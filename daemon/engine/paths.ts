@@ -1,0 +1,29 @@
+/** Lexical path rules: the engine refuses escapes before any file is looked up. */
+import { engineError } from './errors.ts';
+import { fail, ok, type Result } from './types.ts';
+
+/**
+ * Normalises a workspace-relative path as a patch names it: collapses `.` and `a/../b`,
+ * drops duplicate slashes. Absolute paths, drive letters, backslashes, NUL and `..` that
+ * climbs out of the root are `path_escape`.
+ */
+export function normalizePatchPath(raw: string): Result<string> {
+  const escape = (why: string) => fail<string>(engineError('path_escape', `The path ${JSON.stringify(raw)} ${why}.`, { path: raw }));
+  if (raw.length === 0) return fail(engineError('parse_error', 'A file path is empty.'));
+  if (raw.includes('\0')) return escape('contains a NUL byte');
+  if (raw.includes('\\')) return escape('contains a backslash');
+  if (raw.startsWith('/') || raw.startsWith('~')) return escape('is absolute');
+  if (/^[A-Za-z]:/.test(raw)) return escape('starts with a drive letter');
+  const parts: string[] = [];
+  for (const segment of raw.split('/')) {
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') {
+      if (parts.length === 0) return escape('leaves the workspace');
+      parts.pop();
+    } else {
+      parts.push(segment);
+    }
+  }
+  if (parts.length === 0) return escape('names the workspace root itself');
+  return ok(parts.join('/'));
+}

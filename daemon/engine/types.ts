@@ -1,0 +1,113 @@
+/**
+ * The engine's data model. Every dialect parser produces a `ParsedPatch`; the planner turns a
+ * `ParsedPatch` plus the current bytes of the files it names into a `Plan`. All plain data:
+ * it crosses the worker boundary by structured clone.
+ */
+import type { EngineError } from './errors.ts';
+
+export type Result<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: EngineError };
+
+export const ok = <T>(value: T): Result<T> => ({ ok: true, value });
+export const fail = <T = never>(error: EngineError): Result<T> => ({ ok: false, error });
+
+/** Dialects the engine parses. `auto` detects one of these. */
+export type Dialect = 'unified' | 'codex' | 'v4a';
+export type FormatName = 'auto' | Dialect;
+
+export interface V4AOperation {
+  readonly type: 'create_file' | 'update_file' | 'delete_file';
+  readonly path: string;
+  readonly diff?: string | undefined;
+}
+
+export interface PatchInput {
+  readonly patch?: string | undefined;
+  readonly operations?: readonly V4AOperation[] | undefined;
+  readonly format?: FormatName | undefined;
+}
+
+export interface Diagnostic {
+  /** e.g. `hunk_count_mismatch`, `text_around_patch`, `fenced_patch`. */
+  readonly code: string;
+  readonly message: string;
+  readonly path?: string | undefined;
+  readonly hunkIndex?: number | undefined;
+}
+
+export type HunkLineKind = 'context' | 'remove' | 'add';
+
+export interface HunkLine {
+  readonly kind: HunkLineKind;
+  /** The line's text without its line ending (a CR that is content is kept). */
+  readonly text: string;
+}
+
+export interface Hunk {
+  /** 1-based `old_start` from a unified header: a search hint only. Absent when the header had no numbers. */
+  readonly oldStart?: number | undefined;
+  /** Codex / V4A `@@ anchor` lines, outermost first: binding, the hunk is searched after them. */
+  readonly anchors: readonly string[];
+  readonly lines: readonly HunkLine[];
+  /** The hunk's old side must end at the end of the file (`*** End of File`, or `\ No newline` on the old side). */
+  readonly atEndOfFile: boolean;
+  /**
+   * What the patch says about the file's final newline when this hunk reaches the end of the file:
+   * `add` / `remove` from `\ No newline at end of file` markers; absent means keep what the file had.
+   */
+  readonly finalNewline?: 'add' | 'remove' | undefined;
+}
+
+export type FilePatch =
+  | { readonly op: 'add'; readonly path: string; readonly content: string }
+  | { readonly op: 'update'; readonly path: string; readonly hunks: readonly Hunk[] }
+  /** `hunks` empty: delete whatever is there (codex, V4A, empty-file git delete checks emptiness via `mustBeEmpty`). */
+  | { readonly op: 'delete'; readonly path: string; readonly hunks: readonly Hunk[]; readonly mustBeEmpty?: boolean }
+  | { readonly op: 'rename'; readonly fromPath: string; readonly path: string; readonly hunks: readonly Hunk[] };
+
+export interface ParsedPatch {
+  readonly dialect: Dialect;
+  readonly files: readonly FilePatch[];
+  readonly diagnostics: readonly Diagnostic[];
+  /** Metadata lines accepted but never executed (`index …`, `new file mode 100755`, …). */
+  readonly ignoredMetadata: readonly string[];
+}
+
+/** What the workspace found at a path the patch names. */
+export type FileSnapshot =
+  | { readonly kind: 'file'; readonly bytes: Uint8Array }
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'directory' };
+
+export type MatchTier = 'exact' | 'trailing_whitespace' | 'whitespace' | 'unicode';
+
+export interface HunkReport {
+  readonly index: number;
+  /** 1-based line of the original file where the hunk's old side starts (for a pure insertion: the line it goes before). */
+  readonly line: number;
+  readonly tier: MatchTier;
+  /** `line` minus the hinted line; 0 without a hint. */
+  readonly offset: number;
+}
+
+export interface PlannedFile {
+  readonly op: 'add' | 'update' | 'delete' | 'rename';
+  readonly path: string;
+  readonly fromPath?: string | undefined;
+  /** New bytes; null for a delete. */
+  readonly after: Uint8Array | null;
+  readonly hunks: readonly HunkReport[];
+  /** Unified diff of the change, for the receipt. */
+  readonly diff: string;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+export interface Plan {
+  readonly dialect: Dialect;
+  readonly files: readonly PlannedFile[];
+  readonly diagnostics: readonly Diagnostic[];
+  readonly ignoredMetadata: readonly string[];
+}
+
+export interface PlanOptions {
+  readonly fuzz?: 'default' | 'exact' | undefined;
+}
