@@ -1,0 +1,104 @@
+/** Turning a parsed patch plus the current files into a plan: new bytes, hunk reports, diffs. */
+import { engineError } from './errors.ts';
+import { applyHunks } from './hunks.ts';
+import { LIMITS } from './limits.ts';
+import { diffSpans, diffWhole } from './receiptDiff.ts';
+import { decodeText, encodeString, encodeText, splitText, type TextFile } from './text.ts';
+import { ALL_TIERS, EXACT_ONLY } from './tiers.ts';
+import {
+  fail, ok,
+  type FilePatch, type FileSnapshot, type Hunk, type MatchTier, type ParsedPatch, type Plan, type PlannedFile, type PlanOptions, type Result,
+} from './types.ts';
+
+type Files = ReadonlyMap<string, FileSnapshot>;
+
+export function planPatch(parsed: ParsedPatch, files: Files, options: PlanOptions = {}): Result<Plan> {
+  const tiers = options.fuzz === 'exact' ? EXACT_ONLY : ALL_TIERS;
+  const planned: PlannedFile[] = [];
+  for (const filePatch of parsed.files) {
+    const result = planFile(filePatch, files, tiers);
+    if (!result.ok) return result;
+    planned.push(result.value);
+  }
+  return ok({ dialect: parsed.dialect, files: planned, diagnostics: parsed.diagnostics, ignoredMetadata: parsed.ignoredMetadata });
+}
+
+function planFile(filePatch: FilePatch, files: Files, tiers: readonly MatchTier[]): Result<PlannedFile> {
+  switch (filePatch.op) {
+    case 'add': return planAdd(filePatch.path, filePatch.content, files);
+    case 'update': return planUpdate(filePatch.path, filePatch.path, filePatch.hunks, files, tiers);
+    case 'rename': return planRename(filePatch.fromPath, filePatch.path, filePatch.hunks, files, tiers);
+    case 'delete': return planDelete(filePatch.path, filePatch.hunks, filePatch.mustBeEmpty ?? false, files, tiers);
+  }
+}
+
+function planAdd(path: string, content: string, files: Files): Result<PlannedFile> {
+  const free = requireAbsent(path, files);
+  if (!free.ok) return free;
+  const after = splitText(content);
+  const diff = diffWhole({ name: '/dev/null', file: null }, { name: `b/${path}`, file: after });
+  return ok({ op: 'add', path, after: encodeString(content), hunks: [], diff, diagnostics: [] });
+}
+
+function planUpdate(fromPath: string, path: string, hunks: readonly Hunk[], files: Files, tiers: readonly MatchTier[]): Result<PlannedFile> {
+  const source = requireText(fromPath, files);
+  if (!source.ok) return source;
+  const applied = applyHunks(source.value, hunks, fromPath, tiers);
+  if (!applied.ok) return applied;
+  const { file, reports, spans } = applied.value;
+  const diff = diffSpans({ name: `a/${fromPath}`, file: source.value }, { name: `b/${path}`, file }, spans);
+  const op = fromPath === path ? 'update' : 'rename';
+  return ok({ op, path, fromPath: op === 'rename' ? fromPath : undefined, after: encodeText(file), hunks: reports, diff, diagnostics: [] });
+}
+
+function planRename(fromPath: string, path: string, hunks: readonly Hunk[], files: Files, tiers: readonly MatchTier[]): Result<PlannedFile> {
+  const free = requireAbsent(path, files);
+  if (!free.ok) return free;
+  if (hunks.length > 0) return planUpdate(fromPath, path, hunks, files, tiers);
+  const source = requireFile(fromPath, files);
+  if (!source.ok) return source;
+  return ok({ op: 'rename', path, fromPath, after: source.value, hunks: [], diff: '', diagnostics: [] });
+}
+
+function planDelete(path: string, hunks: readonly Hunk[], mustBeEmpty: boolean, files: Files, tiers: readonly MatchTier[]): Result<PlannedFile> {
+  const existing = requireFile(path, files);
+  if (!existing.ok) return existing;
+  if (hunks.length === 0 && !mustBeEmpty) {
+    const text = decodeText(existing.value, path);
+    const diff = text.ok ? diffWhole({ name: `a/${path}`, file: text.value }, { name: '/dev/null', file: null }) : '';
+    return ok({ op: 'delete', path, after: null, hunks: [], diff, diagnostics: [] });
+  }
+  const source = requireText(path, files);
+  if (!source.ok) return source;
+  const applied = applyHunks(source.value, hunks, path, tiers);
+  if (!applied.ok) return applied;
+  if (applied.value.file.lines.length > 0) {
+    return fail(engineError('context_not_found', `The patch deletes ${path} but its removed lines do not cover the whole file (${applied.value.file.lines.length} lines would remain).`, { path }));
+  }
+  const diff = diffWhole({ name: `a/${path}`, file: source.value }, { name: '/dev/null', file: null });
+  return ok({ op: 'delete', path, after: null, hunks: applied.value.reports, diff, diagnostics: [] });
+}
+
+function requireAbsent(path: string, files: Files): Result<true> {
+  const snapshot = files.get(path);
+  if (!snapshot || snapshot.kind === 'missing') return ok(true);
+  const what = snapshot.kind === 'directory' ? 'a directory' : 'a file';
+  return fail(engineError('already_exists', `${path} already exists (${what}).`, { path }));
+}
+
+function requireFile(path: string, files: Files): Result<Uint8Array> {
+  const snapshot = files.get(path);
+  if (!snapshot || snapshot.kind === 'missing') return fail(engineError('not_found', `${path} does not exist.`, { path }));
+  if (snapshot.kind === 'directory') return fail(engineError('not_found', `${path} is a directory, not a file.`, { path }));
+  if (snapshot.bytes.length > LIMITS.maxFileBytes) {
+    return fail(engineError('limit_exceeded', `${path} is ${snapshot.bytes.length} bytes; at most ${LIMITS.maxFileBytes} are patched.`, {
+      path, limit: { name: 'maxFileBytes', max: LIMITS.maxFileBytes, actual: snapshot.bytes.length },
+    }));
+  }
+  return ok(snapshot.bytes);
+}
+
+function requireText(path: string, files: Files): Result<TextFile> {
+  const bytes = requireFile(path, files);
+  return bytes.ok ? decodeText(bytes.value, path) : bytes;
+}

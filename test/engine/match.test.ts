@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import test from 'node:test';
+import { findAnchor, findNearestRegion, LineIndex, seekHunk } from '../../daemon/engine/match.ts';
+import { ALL_TIERS, EXACT_ONLY, normalizeLine } from '../../daemon/engine/tiers.ts';
+
+const file = new LineIndex(['a', 'b', 'c', 'a', 'b', 'd', '  indented  ', 'say “hi” — now']);
+
+test('exact match is found and reported at the exact tier', () => {
+  assert.deepEqual(seekHunk(file, { old: ['b', 'd'], from: 0, atEnd: false, tiers: ALL_TIERS }), { kind: 'found', start: 4, tier: 'exact' });
+});
+
+test('two matches are ambiguous, with the lines listed', () => {
+  assert.deepEqual(seekHunk(file, { old: ['a', 'b'], from: 0, atEnd: false, tiers: ALL_TIERS }), { kind: 'ambiguous', starts: [0, 3], tier: 'exact' });
+});
+
+test('a hint that sits on one of the matches resolves the ambiguity', () => {
+  assert.deepEqual(seekHunk(file, { old: ['a', 'b'], from: 0, hint: 3, atEnd: false, tiers: ALL_TIERS }), { kind: 'found', start: 3, tier: 'exact' });
+});
+
+test('a hint between the matches does not resolve it', () => {
+  assert.equal(seekHunk(file, { old: ['a', 'b'], from: 0, hint: 2, atEnd: false, tiers: ALL_TIERS }).kind, 'ambiguous');
+});
+
+test('the search starts at `from`', () => {
+  assert.deepEqual(seekHunk(file, { old: ['a', 'b'], from: 1, atEnd: false, tiers: ALL_TIERS }), { kind: 'found', start: 3, tier: 'exact' });
+});
+
+test('tiers: trailing whitespace, surrounding whitespace, unicode punctuation', () => {
+  assert.equal(seekHunk(file, { old: ['  indented'], from: 0, atEnd: false, tiers: ALL_TIERS }).kind, 'found');
+  assert.deepEqual(seekHunk(file, { old: ['  indented'], from: 0, atEnd: false, tiers: ALL_TIERS }), { kind: 'found', start: 6, tier: 'trailing_whitespace' });
+  assert.deepEqual(seekHunk(file, { old: ['indented'], from: 0, atEnd: false, tiers: ALL_TIERS }), { kind: 'found', start: 6, tier: 'whitespace' });
+  assert.deepEqual(seekHunk(file, { old: ['say "hi" - now'], from: 0, atEnd: false, tiers: ALL_TIERS }), { kind: 'found', start: 7, tier: 'unicode' });
+});
+
+test('fuzz exact turns the tiers off', () => {
+  assert.equal(seekHunk(file, { old: ['indented'], from: 0, atEnd: false, tiers: EXACT_ONLY }).kind, 'missing');
+});
+
+test('atEnd only accepts a match that ends the file', () => {
+  const lines = new LineIndex(['x', 'y', 'x']);
+  assert.deepEqual(seekHunk(lines, { old: ['x'], from: 0, atEnd: true, tiers: ALL_TIERS }), { kind: 'found', start: 2, tier: 'exact' });
+  assert.equal(seekHunk(lines, { old: ['y'], from: 0, atEnd: true, tiers: ALL_TIERS }).kind, 'missing');
+});
+
+test('the lowest tier wins over a looser match at the hint', () => {
+  const lines = new LineIndex(['x ', 'other', 'x']);
+  assert.deepEqual(seekHunk(lines, { old: ['x'], from: 0, hint: 0, atEnd: false, tiers: ALL_TIERS }), { kind: 'found', start: 2, tier: 'exact' });
+});
+
+test('anchors are found at or after `from`, through the tiers', () => {
+  assert.deepEqual(findAnchor(file, 'a', 1, ALL_TIERS), { index: 3, tier: 'exact' });
+  assert.deepEqual(findAnchor(file, 'indented', 0, ALL_TIERS), { index: 6, tier: 'whitespace' });
+  assert.equal(findAnchor(file, 'zzz', 0, ALL_TIERS), undefined);
+});
+
+test('the nearest region is where most old lines line up', () => {
+  const lines = new LineIndex(['one', 'two', 'three', 'four', 'five']);
+  assert.deepEqual(findNearestRegion(lines, ['two', 'THREE', 'four'], 0), { line: 2, text: 'two\nthree\nfour', similarity: 0.67 });
+  assert.equal(findNearestRegion(lines, ['nothing', 'alike'], 0), undefined);
+});
+
+test('normalizeLine folds smart quotes, dashes and non-breaking spaces', () => {
+  assert.equal(normalizeLine('unicode', '\u00A0‘a’ – “b”…'), `'a' - "b"...`);
+});
