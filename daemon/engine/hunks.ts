@@ -1,21 +1,27 @@
 /** Applying one file's hunks: locate each in order (match.ts), then splice the new lines in. */
 import { engineError, type EngineError } from './errors.ts';
 import { findAnchor, findNearestRegion, LineIndex, seekHunk } from './match.ts';
-import type { TextFile } from './text.ts';
+import type { Piece, TextFile } from './text.ts';
 import { fail, ok, type Hunk, type HunkReport, type MatchTier, type Result } from './types.ts';
 
-/** Where a hunk sat in the old file and where its replacement sits in the new one (0-based). */
-export interface Span {
+/** One hunk as applied: the lines it replaced (as the file had them) and the lines it wrote, 0-based. */
+export interface AppliedEdit {
   readonly oldStart: number;
-  readonly oldLength: number;
+  readonly oldLines: readonly string[];
   readonly newStart: number;
-  readonly newLength: number;
+  readonly newLines: readonly string[];
+  /** The hunk as unified-diff lines (` x`, `-x`, `+x`), context spelled as in the file. */
+  readonly diffLines: readonly string[];
+  readonly changed: boolean;
 }
 
 export interface AppliedHunks {
-  readonly file: TextFile;
+  /** The new content: runs of old lines and new text (see `assemble`). */
+  readonly pieces: readonly Piece[];
+  readonly finalNewline: boolean;
+  readonly lineCount: number;
   readonly reports: readonly HunkReport[];
-  readonly spans: readonly Span[];
+  readonly edits: readonly AppliedEdit[];
 }
 
 interface Located {
@@ -26,9 +32,10 @@ interface Located {
 
 export function applyHunks(file: TextFile, hunks: readonly Hunk[], path: string, tiers: readonly MatchTier[]): Result<AppliedHunks> {
   const usable = file.bom ? hunks.map(stripBom) : hunks;
-  const located = locateHunks(new LineIndex(file.lines), usable, path, tiers);
+  const index = new LineIndex(file);
+  const located = locateHunks(index, usable, path, tiers);
   if (!located.ok) return located;
-  return ok(spliceHunks(file, located.value.located, located.value.reports));
+  return ok(spliceHunks(file, index, located.value.located, located.value.reports));
 }
 
 function locateHunks(index: LineIndex, hunks: readonly Hunk[], path: string, tiers: readonly MatchTier[]): Result<{ located: Located[]; reports: HunkReport[] }> {
@@ -111,26 +118,45 @@ function oldLines(hunk: Hunk): string[] {
   return old;
 }
 
-function spliceHunks(file: TextFile, located: readonly Located[], reports: readonly HunkReport[]): AppliedHunks {
-  const out: string[] = [];
-  const spans: Span[] = [];
+function spliceHunks(file: TextFile, index: LineIndex, located: readonly Located[], reports: readonly HunkReport[]): AppliedHunks {
+  const pieces: Piece[] = [];
+  const edits: AppliedEdit[] = [];
   let copied = 0;
+  let newLineCount = 0;
   let finalNewline = file.finalNewline;
   for (const { hunk, start, length } of located) {
-    for (let line = copied; line < start; line++) out.push(file.lines[line]!);
-    const newStart = out.length;
-    let cursor = start;
-    for (const line of hunk.lines) {
-      if (line.kind === 'context') out.push(file.lines[cursor++]!);
-      else if (line.kind === 'remove') cursor++;
-      else out.push(line.text);
-    }
-    spans.push({ oldStart: start, oldLength: length, newStart, newLength: out.length - newStart });
+    pieces.push({ from: copied, to: start });
+    newLineCount += start - copied;
+    const edit = applyHunkLines(hunk, index, start, newLineCount);
+    if (edit.newLines.length > 0) pieces.push(edit.newLines.join(file.eol) + file.eol);
+    edits.push(edit);
+    newLineCount += edit.newLines.length;
     copied = start + length;
-    if (copied === file.lines.length && hunk.finalNewline) finalNewline = hunk.finalNewline === 'add';
+    if (copied === index.length && hunk.finalNewline) finalNewline = hunk.finalNewline === 'add';
   }
-  for (let line = copied; line < file.lines.length; line++) out.push(file.lines[line]!);
-  return { file: { ...file, lines: out, finalNewline }, reports, spans };
+  pieces.push({ from: copied, to: index.length });
+  newLineCount += index.length - copied;
+  return { pieces, finalNewline, lineCount: newLineCount, reports, edits };
+}
+
+function applyHunkLines(hunk: Hunk, index: LineIndex, start: number, newStart: number): AppliedEdit {
+  const oldLines: string[] = [];
+  const newLines: string[] = [];
+  const diffLines: string[] = [];
+  let cursor = start;
+  for (const line of hunk.lines) {
+    if (line.kind === 'add') {
+      newLines.push(line.text);
+      diffLines.push(`+${line.text}`);
+      continue;
+    }
+    const current = index.line(cursor++);
+    oldLines.push(current);
+    if (line.kind === 'context') newLines.push(current);
+    diffLines.push(`${line.kind === 'context' ? ' ' : '-'}${current}`);
+  }
+  const changed = hunk.lines.some((line) => line.kind !== 'context');
+  return { oldStart: start, oldLines, newStart, newLines, diffLines, changed };
 }
 
 function stripBom(hunk: Hunk): Hunk {

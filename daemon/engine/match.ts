@@ -4,30 +4,86 @@
  */
 import type { NearestRegion } from './errors.ts';
 import { normalizeLine } from './tiers.ts';
+import { allLines, lineAt, lineCount, type TextFile } from './text.ts';
 import type { MatchTier } from './types.ts';
 
-/** File lines with their normalised forms computed once per tier, on first use. */
+/**
+ * A file's lines for matching. A line near a hint is sliced on demand; a search over the whole
+ * range materialises the lines (normalised per tier) once, and repeated searches at a tier go
+ * through an index from line text to positions, so many hunks without hints stay linear.
+ */
 export class LineIndex {
-  readonly lines: readonly string[];
+  readonly #file: TextFile;
   readonly #byTier = new Map<MatchTier, readonly string[]>();
+  readonly #positions = new Map<MatchTier, Map<string, number[]>>();
+  readonly #scans = new Map<MatchTier, number>();
+  readonly length: number;
 
-  constructor(lines: readonly string[]) {
-    this.lines = lines;
-    this.#byTier.set('exact', lines);
+  constructor(file: TextFile) {
+    this.#file = file;
+    this.length = lineCount(file);
   }
 
-  get length(): number {
-    return this.lines.length;
+  /** Line `index` as the file spells it. */
+  line(index: number): string {
+    return lineAt(this.#file, index);
+  }
+
+  /** Line `index` normalised for `tier`. */
+  lineAt(tier: MatchTier, index: number): string {
+    const all = this.#byTier.get(tier);
+    return all ? all[index]! : normalizeLine(tier, this.line(index));
   }
 
   at(tier: MatchTier): readonly string[] {
     let normalized = this.#byTier.get(tier);
     if (!normalized) {
-      normalized = this.lines.map((line) => normalizeLine(tier, line));
+      const lines = tier === 'exact' ? allLines(this.#file) : this.at('exact');
+      normalized = tier === 'exact' ? lines : lines.map((line) => normalizeLine(tier, line));
       this.#byTier.set(tier, normalized);
     }
     return normalized;
   }
+
+  /** Positions ≥ `from` whose line (at `tier`) is `line`, ascending. */
+  *candidates(tier: MatchTier, line: string, from: number, to: number): Generator<number> {
+    const positions = this.#positionsFor(tier);
+    if (positions) {
+      const list = positions.get(line) ?? [];
+      for (let at = lowerBound(list, from); at < list.length && list[at]! <= to; at++) yield list[at]!;
+      return;
+    }
+    const lines = this.at(tier);
+    for (let index = from; index <= to; index++) if (lines[index] === line) yield index;
+  }
+
+  #positionsFor(tier: MatchTier): Map<string, number[]> | undefined {
+    const scans = (this.#scans.get(tier) ?? 0) + 1;
+    this.#scans.set(tier, scans);
+    if (scans < 2) return undefined;
+    let positions = this.#positions.get(tier);
+    if (!positions) {
+      positions = new Map();
+      for (const [index, line] of this.at(tier).entries()) {
+        const list = positions.get(line);
+        if (list) list.push(index);
+        else positions.set(line, [index]);
+      }
+      this.#positions.set(tier, positions);
+    }
+    return positions;
+  }
+}
+
+function lowerBound(sorted: readonly number[], value: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (sorted[middle]! < value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 export interface SeekRequest {
@@ -55,42 +111,37 @@ export function seekHunk(file: LineIndex, request: SeekRequest): SeekOutcome {
   if (last < from) return { kind: 'missing' };
   const first = atEnd ? last : from;
   for (const tier of request.tiers) {
-    const lines = file.at(tier);
     const wanted = old.map((line) => normalizeLine(tier, line));
-    if (hint !== undefined && hint >= first && hint <= last && matchesAt(lines, wanted, hint)) {
+    if (hint !== undefined && hint >= first && hint <= last && matchesAt(file, tier, wanted, hint)) {
       return { kind: 'found', start: hint, tier };
     }
-    const starts = findMatches(lines, wanted, first, last, AMBIGUITY_SAMPLE);
+    const starts = findMatches(file, tier, wanted, first, last);
     if (starts.length === 1) return { kind: 'found', start: starts[0]!, tier };
     if (starts.length > 1) return { kind: 'ambiguous', starts, tier };
   }
   return { kind: 'missing' };
 }
 
-function matchesAt(lines: readonly string[], wanted: readonly string[], start: number): boolean {
+function matchesAt(file: LineIndex, tier: MatchTier, wanted: readonly string[], start: number): boolean {
   for (let offset = 0; offset < wanted.length; offset++) {
-    if (lines[start + offset] !== wanted[offset]) return false;
+    if (file.lineAt(tier, start + offset) !== wanted[offset]) return false;
   }
   return true;
 }
 
-function findMatches(lines: readonly string[], wanted: readonly string[], first: number, last: number, max: number): number[] {
+function findMatches(file: LineIndex, tier: MatchTier, wanted: readonly string[], first: number, last: number): number[] {
   const starts: number[] = [];
-  const head = wanted[0];
-  for (let start = first; start <= last && starts.length < max; start++) {
-    if (lines[start] === head && matchesAt(lines, wanted, start)) starts.push(start);
+  for (const start of file.candidates(tier, wanted[0]!, first, last)) {
+    if (matchesAt(file, tier, wanted, start)) starts.push(start);
+    if (starts.length === AMBIGUITY_SAMPLE) break;
   }
   return starts;
 }
 
-/** The first line at or after `from` equal to `anchor` at the loosest tier needed; -1 when none. */
+/** The first line at or after `from` equal to `anchor`, at the strictest tier that has one. */
 export function findAnchor(file: LineIndex, anchor: string, from: number, tiers: readonly MatchTier[]): { index: number; tier: MatchTier } | undefined {
   for (const tier of tiers) {
-    const lines = file.at(tier);
-    const wanted = normalizeLine(tier, anchor);
-    for (let index = from; index < lines.length; index++) {
-      if (lines[index] === wanted) return { index, tier };
-    }
+    for (const index of file.candidates(tier, normalizeLine(tier, anchor), from, file.length - 1)) return { index, tier };
   }
   return undefined;
 }
@@ -122,7 +173,7 @@ export function findNearestRegion(file: LineIndex, old: readonly string[], from:
     if (!best || score > best.score || (score === best.score && start < best.start)) best = { start, score };
   }
   if (!best) return undefined;
-  const text = file.lines.slice(best.start, best.start + old.length).join('\n').slice(0, NEAREST_TEXT_CHARS);
+  const text = file.at('exact').slice(best.start, best.start + old.length).join('\n').slice(0, NEAREST_TEXT_CHARS);
   return { line: best.start + 1, text, similarity: Math.round((best.score / old.length) * 100) / 100 };
 }
 

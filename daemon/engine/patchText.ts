@@ -11,7 +11,7 @@ export interface PatchLines {
 }
 
 /**
- * Splits a patch into lines. When every line ends in CRLF the CR is the line ending and is
+ * Splits a patch into lines. When every line break is CRLF the CR is the line ending and is
  * removed; otherwise a CR is content and kept. Enforces the size and line-length limits.
  */
 export function splitPatchLines(text: string): Result<PatchLines> {
@@ -22,18 +22,21 @@ export function splitPatchLines(text: string): Result<PatchLines> {
   }
   if (text.includes('\0')) return fail(engineError('parse_error', 'The patch contains NUL bytes; patches must be text.'));
   const lines = text.split('\n');
-  if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  const terminated = lines[lines.length - 1] === '';
+  if (terminated) lines.pop();
+  // A last line without a line ending says nothing about the ending the others use.
+  const ended = terminated ? lines.length : lines.length - 1;
   let longest = 0;
-  let allCrlf = lines.length > 0;
-  for (const line of lines) {
+  let allCrlf = ended > 0;
+  for (const [index, line] of lines.entries()) {
     if (line.length > longest) longest = line.length;
-    if (allCrlf && !line.endsWith('\r')) allCrlf = false;
+    if (allCrlf && index < ended && !line.endsWith('\r')) allCrlf = false;
   }
   if (longest > LIMITS.maxLineChars) {
     return fail(engineError('limit_exceeded', `A patch line is ${longest} characters long; at most ${LIMITS.maxLineChars} are accepted.`, {
       limit: { name: 'maxLineChars', max: LIMITS.maxLineChars, actual: longest },
     }));
   }
-  if (allCrlf) return ok({ lines: lines.map((line) => line.slice(0, -1)), crlfTransport: true });
+  if (allCrlf) return ok({ lines: lines.map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line)), crlfTransport: true });
   return ok({ lines, crlfTransport: false });
 }

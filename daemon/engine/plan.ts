@@ -2,8 +2,8 @@
 import { engineError } from './errors.ts';
 import { applyHunks } from './hunks.ts';
 import { LIMITS } from './limits.ts';
-import { diffSpans, diffWhole } from './receiptDiff.ts';
-import { decodeText, encodeString, encodeText, splitText, type TextFile } from './text.ts';
+import { diffEdits, diffWhole } from './receiptDiff.ts';
+import { assemble, decodeText, encodeText, lineCount, type TextFile } from './text.ts';
 import { ALL_TIERS, EXACT_ONLY } from './tiers.ts';
 import {
   fail, ok,
@@ -35,9 +35,8 @@ function planFile(filePatch: FilePatch, files: Files, tiers: readonly MatchTier[
 function planAdd(path: string, content: string, files: Files): Result<PlannedFile> {
   const free = requireAbsent(path, files);
   if (!free.ok) return free;
-  const after = splitText(content);
-  const diff = diffWhole({ name: '/dev/null', file: null }, { name: `b/${path}`, file: after });
-  return ok({ op: 'add', path, after: encodeString(content), hunks: [], diff, diagnostics: [] });
+  const diff = diffWhole('/dev/null', '', `b/${path}`, content);
+  return ok({ op: 'add', path, after: encodeText(content), hunks: [], diff, diagnostics: [] });
 }
 
 function planUpdate(fromPath: string, path: string, hunks: readonly Hunk[], files: Files, tiers: readonly MatchTier[]): Result<PlannedFile> {
@@ -45,10 +44,14 @@ function planUpdate(fromPath: string, path: string, hunks: readonly Hunk[], file
   if (!source.ok) return source;
   const applied = applyHunks(source.value, hunks, fromPath, tiers);
   if (!applied.ok) return applied;
-  const { file, reports, spans } = applied.value;
-  const diff = diffSpans({ name: `a/${fromPath}`, file: source.value }, { name: `b/${path}`, file }, spans);
+  const { pieces, finalNewline, reports, edits } = applied.value;
+  const diff = diffEdits(
+    { name: `a/${fromPath}`, lines: lineCount(source.value), finalNewline: source.value.finalNewline },
+    { name: `b/${path}`, lines: applied.value.lineCount, finalNewline },
+    edits,
+  );
   const op = fromPath === path ? 'update' : 'rename';
-  return ok({ op, path, fromPath: op === 'rename' ? fromPath : undefined, after: encodeText(file), hunks: reports, diff, diagnostics: [] });
+  return ok({ op, path, fromPath: op === 'rename' ? fromPath : undefined, after: assemble(source.value, pieces, finalNewline), hunks: reports, diff, diagnostics: [] });
 }
 
 function planRename(fromPath: string, path: string, hunks: readonly Hunk[], files: Files, tiers: readonly MatchTier[]): Result<PlannedFile> {
@@ -65,17 +68,17 @@ function planDelete(path: string, hunks: readonly Hunk[], mustBeEmpty: boolean, 
   if (!existing.ok) return existing;
   if (hunks.length === 0 && !mustBeEmpty) {
     const text = decodeText(existing.value, path);
-    const diff = text.ok ? diffWhole({ name: `a/${path}`, file: text.value }, { name: '/dev/null', file: null }) : '';
+    const diff = text.ok ? diffWhole(`a/${path}`, text.value.text, '/dev/null', '') : '';
     return ok({ op: 'delete', path, after: null, hunks: [], diff, diagnostics: [] });
   }
   const source = requireText(path, files);
   if (!source.ok) return source;
   const applied = applyHunks(source.value, hunks, path, tiers);
   if (!applied.ok) return applied;
-  if (applied.value.file.lines.length > 0) {
-    return fail(engineError('context_not_found', `The patch deletes ${path} but its removed lines do not cover the whole file (${applied.value.file.lines.length} lines would remain).`, { path }));
+  if (applied.value.lineCount > 0) {
+    return fail(engineError('context_not_found', `The patch deletes ${path} but its removed lines do not cover the whole file.`, { path }));
   }
-  const diff = diffWhole({ name: `a/${path}`, file: source.value }, { name: '/dev/null', file: null });
+  const diff = diffWhole(`a/${path}`, source.value.text, '/dev/null', '');
   return ok({ op: 'delete', path, after: null, hunks: applied.value.reports, diff, diagnostics: [] });
 }
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parsePatch, planPatch, requiredPaths, type FileSnapshot, type Plan } from '../../daemon/engine/index.ts';
-import { diffTrees, findCorpus, loadSuite, SUITES, type CorpusCase } from '../helpers/corpus.ts';
+import { diffTrees, findCorpus, loadSuite, restoreLostDeleteTargets, SUITES, type CorpusCase } from '../helpers/corpus.ts';
 
 const corpus = findCorpus();
 
@@ -15,7 +15,11 @@ if (!corpus) {
   for (const suite of SUITES) {
     describe(`engine conformance: ${suite}`, () => {
       for (const conformanceCase of loadSuite(corpus, suite)) {
-        test(conformanceCase.id, () => checkCase(conformanceCase));
+        test(conformanceCase.id, (t) => {
+          const repaired = restoreLostDeleteTargets(conformanceCase);
+          if (repaired.length > 0) t.diagnostic(`corpus defect: input/ lacks ${repaired.join(', ')} that the case deletes; ran with a placeholder`);
+          checkCase(conformanceCase);
+        });
       }
     });
   }

@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { findAnchor, findNearestRegion, LineIndex, seekHunk } from '../../daemon/engine/match.ts';
+import { indexText } from '../../daemon/engine/text.ts';
 import { ALL_TIERS, EXACT_ONLY, normalizeLine } from '../../daemon/engine/tiers.ts';
 
-const file = new LineIndex(['a', 'b', 'c', 'a', 'b', 'd', '  indented  ', 'say “hi” — now']);
+const linesOf = (lines: string[]) => new LineIndex(indexText(`${lines.join('\n')}\n`));
+
+const file = linesOf(['a', 'b', 'c', 'a', 'b', 'd', '  indented  ', 'say “hi” — now']);
 
 test('exact match is found and reported at the exact tier', () => {
   assert.deepEqual(seekHunk(file, { old: ['b', 'd'], from: 0, atEnd: false, tiers: ALL_TIERS }), { kind: 'found', start: 4, tier: 'exact' });
@@ -37,14 +40,22 @@ test('fuzz exact turns the tiers off', () => {
 });
 
 test('atEnd only accepts a match that ends the file', () => {
-  const lines = new LineIndex(['x', 'y', 'x']);
+  const lines = linesOf(['x', 'y', 'x']);
   assert.deepEqual(seekHunk(lines, { old: ['x'], from: 0, atEnd: true, tiers: ALL_TIERS }), { kind: 'found', start: 2, tier: 'exact' });
   assert.equal(seekHunk(lines, { old: ['y'], from: 0, atEnd: true, tiers: ALL_TIERS }).kind, 'missing');
 });
 
 test('the lowest tier wins over a looser match at the hint', () => {
-  const lines = new LineIndex(['x ', 'other', 'x']);
+  const lines = linesOf(['x ', 'other', 'x']);
   assert.deepEqual(seekHunk(lines, { old: ['x'], from: 0, hint: 0, atEnd: false, tiers: ALL_TIERS }), { kind: 'found', start: 2, tier: 'exact' });
+});
+
+test('repeated searches at a tier use the position index and agree with a scan', () => {
+  const lines = linesOf(['k', 'v', 'k', 'w', 'k', 'v']);
+  for (let round = 0; round < 3; round++) {
+    assert.deepEqual(seekHunk(lines, { old: ['k', 'w'], from: 0, atEnd: false, tiers: ALL_TIERS }), { kind: 'found', start: 2, tier: 'exact' });
+    assert.deepEqual(seekHunk(lines, { old: ['k', 'v'], from: 1, atEnd: false, tiers: ALL_TIERS }), { kind: 'found', start: 4, tier: 'exact' });
+  }
 });
 
 test('anchors are found at or after `from`, through the tiers', () => {
@@ -54,7 +65,7 @@ test('anchors are found at or after `from`, through the tiers', () => {
 });
 
 test('the nearest region is where most old lines line up', () => {
-  const lines = new LineIndex(['one', 'two', 'three', 'four', 'five']);
+  const lines = linesOf(['one', 'two', 'three', 'four', 'five']);
   assert.deepEqual(findNearestRegion(lines, ['two', 'THREE', 'four'], 0), { line: 2, text: 'two\nthree\nfour', similarity: 0.67 });
   assert.equal(findNearestRegion(lines, ['nothing', 'alike'], 0), undefined);
 });

@@ -1,0 +1,89 @@
+/** Laws of the engine, checked on random inputs (fast-check). */
+import assert from 'node:assert/strict';
+import test from 'node:test';
+import { createTwoFilesPatch } from 'diff';
+import fc from 'fast-check';
+import { parsePatch, planPatch, requiredPaths, type FileSnapshot, type Result, type Plan } from '../../daemon/engine/index.ts';
+
+const encode = (text: string) => new TextEncoder().encode(text);
+const decode = (bytes: Uint8Array | null) => new TextDecoder().decode(bytes ?? new Uint8Array());
+
+/** Lines from a small alphabet, so that repeats (and so ambiguity) are common. */
+const line = fc.constantFrom('alpha', 'beta', 'gamma', 'delta', '', '  indented', 'x = 1;', '}', 'tail\t');
+const text = fc.tuple(fc.array(line, { maxLength: 40 }), fc.boolean()).map(([lines, finalNewline]) =>
+  lines.length === 0 ? '' : lines.join('\n') + (finalNewline ? '\n' : ''));
+
+function applyToText(patch: string, before: string): Result<Plan> {
+  const parsed = parsePatch({ patch });
+  if (!parsed.ok) return parsed;
+  const files = new Map<string, FileSnapshot>();
+  for (const path of requiredPaths(parsed.value)) files.set(path, { kind: 'file', bytes: encode(before) });
+  return planPatch(parsed.value, files);
+}
+
+function unifiedDiff(a: string, b: string): string {
+  return createTwoFilesPatch('a/f.txt', 'b/f.txt', a, b, undefined, undefined, { context: 3 });
+}
+
+test('a unified diff of a→b applies to a giving b', () => {
+  fc.assert(fc.property(text, text, (a, b) => {
+    fc.pre(a !== b);
+    const result = applyToText(unifiedDiff(a, b), a);
+    assert.ok(result.ok, result.ok ? '' : `${result.error.code}: ${result.error.message}`);
+    assert.equal(decode(result.value.files[0]!.after), b);
+  }), { numRuns: 400 });
+});
+
+const HUNK_HEADER = /^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@/gm;
+
+function hunkOldBlocks(patch: string): string[][] {
+  return patch.split(/^@@.*$/m).slice(1).map((body) =>
+    body.split('\n').filter((row) => row.startsWith(' ') || row.startsWith('-')).map((row) => row.slice(1)));
+}
+
+function occurrences(haystack: readonly string[], block: readonly string[]): number {
+  let count = 0;
+  for (let start = 0; start + block.length <= haystack.length; start++) {
+    if (block.every((row, offset) => haystack[start + offset] === row)) count++;
+  }
+  return count;
+}
+
+test('with line numbers shifted or removed, a diff still gives b when every hunk is unique in a', () => {
+  const drift = fc.oneof(fc.constant<number | 'none'>('none'), fc.integer({ min: -40, max: 40 }));
+  fc.assert(fc.property(text, text, drift, (a, b, shift) => {
+    fc.pre(a !== b);
+    const original = unifiedDiff(a, b);
+    const blocks = hunkOldBlocks(original);
+    const aLines = a.split('\n');
+    fc.pre(blocks.every((block) => block.length > 0 && occurrences(aLines, block) === 1));
+    const drifted = original.replace(HUNK_HEADER, (_all, oldStart: string, oldCount = '', newStart: string, newCount = '') =>
+      shift === 'none' ? '@@ @@' : `@@ -${Math.max(1, Number(oldStart) + shift)}${oldCount} +${Math.max(1, Number(newStart) + shift)}${newCount} @@`);
+    const result = applyToText(drifted, a);
+    assert.ok(result.ok, result.ok ? '' : `${result.error.code}: ${result.error.message}\n${drifted}`);
+    assert.equal(decode(result.value.files[0]!.after), b);
+  }), { numRuns: 400 });
+});
+
+test('the engine never throws, and a rejection never carries a plan', () => {
+  const mutation = fc.record({ at: fc.nat(), insert: fc.string({ maxLength: 12 }), remove: fc.nat({ max: 12 }) });
+  fc.assert(fc.property(text, text, fc.array(mutation, { maxLength: 4 }), (a, b, mutations) => {
+    let patch = unifiedDiff(a, b);
+    for (const { at, insert, remove } of mutations) {
+      const position = at % (patch.length + 1);
+      patch = patch.slice(0, position) + insert + patch.slice(position + remove);
+    }
+    const result = applyToText(patch, a);
+    if (!result.ok) {
+      assert.equal('value' in result, false);
+      assert.equal(typeof result.error.hint, 'string');
+    }
+  }), { numRuns: 400 });
+});
+
+test('arbitrary strings never make the parser throw', () => {
+  fc.assert(fc.property(fc.string({ maxLength: 300 }), fc.constantFrom('auto', 'unified', 'codex') as fc.Arbitrary<'auto'>, (patch, format) => {
+    const result = parsePatch({ patch, format });
+    assert.equal(typeof result.ok, 'boolean');
+  }), { numRuns: 1000 });
+});
