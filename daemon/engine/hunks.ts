@@ -2,7 +2,8 @@
 import { engineError, type EngineError } from './errors.ts';
 import { findAnchor, findNearestRegion, LineIndex, seekHunk } from './match.ts';
 import type { Piece, TextFile } from './text.ts';
-import { fail, ok, type Hunk, type HunkReport, type MatchTier, type Result } from './types.ts';
+import type { LineTier } from './tiers.ts';
+import { fail, ok, type Hunk, type HunkReport, type Result } from './types.ts';
 
 /** One hunk as applied: the lines it replaced (as the file had them) and the lines it wrote, 0-based. */
 export interface AppliedEdit {
@@ -30,7 +31,7 @@ interface Located {
   readonly length: number;
 }
 
-export function applyHunks(file: TextFile, hunks: readonly Hunk[], path: string, tiers: readonly MatchTier[]): Result<AppliedHunks> {
+export function applyHunks(file: TextFile, hunks: readonly Hunk[], path: string, tiers: readonly LineTier[]): Result<AppliedHunks> {
   const usable = file.bom ? hunks.map(stripBom) : hunks;
   const index = new LineIndex(file);
   const located = locateHunks(index, usable, path, tiers);
@@ -38,7 +39,7 @@ export function applyHunks(file: TextFile, hunks: readonly Hunk[], path: string,
   return ok(spliceHunks(file, index, located.value.located, located.value.reports));
 }
 
-function locateHunks(index: LineIndex, hunks: readonly Hunk[], path: string, tiers: readonly MatchTier[]): Result<{ located: Located[]; reports: HunkReport[] }> {
+function locateHunks(index: LineIndex, hunks: readonly Hunk[], path: string, tiers: readonly LineTier[]): Result<{ located: Located[]; reports: HunkReport[] }> {
   const located: Located[] = [];
   const reports: HunkReport[] = [];
   let from = 0;
@@ -64,11 +65,11 @@ interface LocateContext {
   readonly index: LineIndex;
   readonly path: string;
   readonly hunkIndex: number;
-  readonly tiers: readonly MatchTier[];
+  readonly tiers: readonly LineTier[];
   readonly previousStart: number;
 }
 
-function locateHunk(hunk: Hunk, from: number, shift: number, context: LocateContext): Result<{ start: number; tier: MatchTier }> {
+function locateHunk(hunk: Hunk, from: number, shift: number, context: LocateContext): Result<{ start: number; tier: LineTier }> {
   const { index, path, hunkIndex, tiers } = context;
   let searchFrom = from;
   for (const anchor of hunk.anchors) {

@@ -3,9 +3,8 @@
  * tier. Several matches at the lowest matching tier are ambiguous unless one sits at the hint.
  */
 import type { NearestRegion } from './errors.ts';
-import { normalizeLine } from './tiers.ts';
 import { allLines, lineAt, lineCount, type TextFile } from './text.ts';
-import type { MatchTier } from './types.ts';
+import { normalizeLine, type LineTier } from './tiers.ts';
 
 /**
  * A file's lines for matching. A line near a hint is sliced on demand; a search over the whole
@@ -14,9 +13,9 @@ import type { MatchTier } from './types.ts';
  */
 export class LineIndex {
   readonly #file: TextFile;
-  readonly #byTier = new Map<MatchTier, readonly string[]>();
-  readonly #positions = new Map<MatchTier, Map<string, number[]>>();
-  readonly #scans = new Map<MatchTier, number>();
+  readonly #byTier = new Map<LineTier, readonly string[]>();
+  readonly #positions = new Map<LineTier, Map<string, number[]>>();
+  readonly #scans = new Map<LineTier, number>();
   readonly length: number;
 
   constructor(file: TextFile) {
@@ -30,12 +29,12 @@ export class LineIndex {
   }
 
   /** Line `index` normalised for `tier`. */
-  lineAt(tier: MatchTier, index: number): string {
+  lineAt(tier: LineTier, index: number): string {
     const all = this.#byTier.get(tier);
     return all ? all[index]! : normalizeLine(tier, this.line(index));
   }
 
-  at(tier: MatchTier): readonly string[] {
+  at(tier: LineTier): readonly string[] {
     let normalized = this.#byTier.get(tier);
     if (!normalized) {
       const lines = tier === 'exact' ? allLines(this.#file) : this.at('exact');
@@ -46,7 +45,7 @@ export class LineIndex {
   }
 
   /** Positions ≥ `from` whose line (at `tier`) is `line`, ascending. */
-  *candidates(tier: MatchTier, line: string, from: number, to: number): Generator<number> {
+  *candidates(tier: LineTier, line: string, from: number, to: number): Generator<number> {
     const positions = this.#positionsFor(tier);
     if (positions) {
       const list = positions.get(line) ?? [];
@@ -57,7 +56,7 @@ export class LineIndex {
     for (let index = from; index <= to; index++) if (lines[index] === line) yield index;
   }
 
-  #positionsFor(tier: MatchTier): Map<string, number[]> | undefined {
+  #positionsFor(tier: LineTier): Map<string, number[]> | undefined {
     const scans = (this.#scans.get(tier) ?? 0) + 1;
     this.#scans.set(tier, scans);
     if (scans < 2) return undefined;
@@ -95,12 +94,12 @@ export interface SeekRequest {
   readonly hint?: number | undefined;
   /** The match must end at the end of the file. */
   readonly atEnd: boolean;
-  readonly tiers: readonly MatchTier[];
+  readonly tiers: readonly LineTier[];
 }
 
 export type SeekOutcome =
-  | { readonly kind: 'found'; readonly start: number; readonly tier: MatchTier }
-  | { readonly kind: 'ambiguous'; readonly starts: readonly number[]; readonly tier: MatchTier }
+  | { readonly kind: 'found'; readonly start: number; readonly tier: LineTier }
+  | { readonly kind: 'ambiguous'; readonly starts: readonly number[]; readonly tier: LineTier }
   | { readonly kind: 'missing' };
 
 const AMBIGUITY_SAMPLE = 5;
@@ -122,14 +121,14 @@ export function seekHunk(file: LineIndex, request: SeekRequest): SeekOutcome {
   return { kind: 'missing' };
 }
 
-function matchesAt(file: LineIndex, tier: MatchTier, wanted: readonly string[], start: number): boolean {
+function matchesAt(file: LineIndex, tier: LineTier, wanted: readonly string[], start: number): boolean {
   for (let offset = 0; offset < wanted.length; offset++) {
     if (file.lineAt(tier, start + offset) !== wanted[offset]) return false;
   }
   return true;
 }
 
-function findMatches(file: LineIndex, tier: MatchTier, wanted: readonly string[], first: number, last: number): number[] {
+function findMatches(file: LineIndex, tier: LineTier, wanted: readonly string[], first: number, last: number): number[] {
   const starts: number[] = [];
   for (const start of file.candidates(tier, wanted[0]!, first, last)) {
     if (matchesAt(file, tier, wanted, start)) starts.push(start);
@@ -139,7 +138,7 @@ function findMatches(file: LineIndex, tier: MatchTier, wanted: readonly string[]
 }
 
 /** The first line at or after `from` equal to `anchor`, at the strictest tier that has one. */
-export function findAnchor(file: LineIndex, anchor: string, from: number, tiers: readonly MatchTier[]): { index: number; tier: MatchTier } | undefined {
+export function findAnchor(file: LineIndex, anchor: string, from: number, tiers: readonly LineTier[]): { index: number; tier: LineTier } | undefined {
   for (const tier of tiers) {
     for (const index of file.candidates(tier, normalizeLine(tier, anchor), from, file.length - 1)) return { index, tier };
   }

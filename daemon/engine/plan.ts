@@ -4,10 +4,10 @@ import { applyHunks } from './hunks.ts';
 import { LIMITS } from './limits.ts';
 import { diffEdits, diffWhole } from './receiptDiff.ts';
 import { assemble, decodeText, encodeText, lineCount, type TextFile } from './text.ts';
-import { ALL_TIERS, EXACT_ONLY } from './tiers.ts';
+import { ALL_TIERS, EXACT_ONLY, type LineTier } from './tiers.ts';
 import {
   fail, ok,
-  type FilePatch, type FileSnapshot, type Hunk, type MatchTier, type ParsedPatch, type Plan, type PlannedFile, type PlanOptions, type Result,
+  type FilePatch, type FileSnapshot, type Hunk, type ParsedPatch, type Plan, type PlannedFile, type PlanOptions, type Result,
 } from './types.ts';
 
 type Files = ReadonlyMap<string, FileSnapshot>;
@@ -23,12 +23,14 @@ export function planPatch(parsed: ParsedPatch, files: Files, options: PlanOption
   return ok({ dialect: parsed.dialect, files: planned, diagnostics: parsed.diagnostics, ignoredMetadata: parsed.ignoredMetadata });
 }
 
-function planFile(filePatch: FilePatch, files: Files, tiers: readonly MatchTier[]): Result<PlannedFile> {
+function planFile(filePatch: FilePatch, files: Files, tiers: readonly LineTier[]): Result<PlannedFile> {
   switch (filePatch.op) {
     case 'add': return planAdd(filePatch.path, filePatch.content, files);
     case 'update': return planUpdate(filePatch.path, filePatch.path, filePatch.hunks, files, tiers);
     case 'rename': return planRename(filePatch.fromPath, filePatch.path, filePatch.hunks, files, tiers);
     case 'delete': return planDelete(filePatch.path, filePatch.hunks, filePatch.mustBeEmpty ?? false, files, tiers);
+    case 'write': return planWrite(filePatch.path, filePatch.content, filePatch.mayReplace, files);
+    case 'edit': return fail(engineError('parse_error', 'Text edits are not planned yet.', { path: filePatch.path }));
   }
 }
 
@@ -39,7 +41,19 @@ function planAdd(path: string, content: string, files: Files): Result<PlannedFil
   return ok({ op: 'add', path, after: encodeText(content), hunks: [], diff, diagnostics: [] });
 }
 
-function planUpdate(fromPath: string, path: string, hunks: readonly Hunk[], files: Files, tiers: readonly MatchTier[]): Result<PlannedFile> {
+function planWrite(path: string, content: string, mayReplace: boolean, files: Files): Result<PlannedFile> {
+  const snapshot = files.get(path);
+  if (!snapshot || snapshot.kind === 'missing') return planAdd(path, content, files);
+  if (snapshot.kind === 'directory') return fail(engineError('already_exists', `${path} is a directory.`, { path }));
+  if (!mayReplace) {
+    return fail(engineError('precondition_required', `${path} exists; a whole-file write replaces it only with expectedSha256 of its current content.`, { path }));
+  }
+  const before = decodeText(snapshot.bytes, path);
+  const diff = before.ok ? diffWhole(`a/${path}`, before.value.text, `b/${path}`, content) : '';
+  return ok({ op: 'update', path, after: encodeText(content), hunks: [], diff, diagnostics: [] });
+}
+
+function planUpdate(fromPath: string, path: string, hunks: readonly Hunk[], files: Files, tiers: readonly LineTier[]): Result<PlannedFile> {
   const source = requireText(fromPath, files);
   if (!source.ok) return source;
   const applied = applyHunks(source.value, hunks, fromPath, tiers);
@@ -54,7 +68,7 @@ function planUpdate(fromPath: string, path: string, hunks: readonly Hunk[], file
   return ok({ op, path, fromPath: op === 'rename' ? fromPath : undefined, after: assemble(source.value, pieces, finalNewline), hunks: reports, diff, diagnostics: [] });
 }
 
-function planRename(fromPath: string, path: string, hunks: readonly Hunk[], files: Files, tiers: readonly MatchTier[]): Result<PlannedFile> {
+function planRename(fromPath: string, path: string, hunks: readonly Hunk[], files: Files, tiers: readonly LineTier[]): Result<PlannedFile> {
   const free = requireAbsent(path, files);
   if (!free.ok) return free;
   if (hunks.length > 0) return planUpdate(fromPath, path, hunks, files, tiers);
@@ -63,7 +77,7 @@ function planRename(fromPath: string, path: string, hunks: readonly Hunk[], file
   return ok({ op: 'rename', path, fromPath, after: source.value, hunks: [], diff: '', diagnostics: [] });
 }
 
-function planDelete(path: string, hunks: readonly Hunk[], mustBeEmpty: boolean, files: Files, tiers: readonly MatchTier[]): Result<PlannedFile> {
+function planDelete(path: string, hunks: readonly Hunk[], mustBeEmpty: boolean, files: Files, tiers: readonly LineTier[]): Result<PlannedFile> {
   const existing = requireFile(path, files);
   if (!existing.ok) return existing;
   if (hunks.length === 0 && !mustBeEmpty) {

@@ -16,11 +16,22 @@ export interface DiffSide {
   readonly finalNewline: boolean;
 }
 
-/** Diff of a whole content against nothing: for adds and deletes. */
+/** Diff of two whole contents: adds, deletes, whole-file writes. */
 export function diffWhole(oldName: string, oldText: string, newName: string, newText: string): string {
   if (oldText === newText) return '';
-  const patch = structuredPatch(oldName, newName, oldText, newText, undefined, undefined, { context: CONTEXT });
+  const patch = structuredPatch(oldName, newName, oldText, newText, undefined, undefined, { context: CONTEXT, maxEditLength: MAX_EDIT_LENGTH })
+    ?? { oldFileName: oldName, newFileName: newName, oldHeader: undefined, newHeader: undefined, hunks: [replaceEverything(oldText, newText)] };
   return formatPatch(patch, FILE_HEADERS_ONLY);
+}
+
+/** One hunk removing all of `oldText` and adding all of `newText`, for contents too far apart to diff cheaply. */
+function replaceEverything(oldText: string, newText: string): StructuredPatchHunk {
+  const removed = structuredPatch('', '', oldText, '').hunks[0];
+  const added = structuredPatch('', '', '', newText).hunks[0];
+  return {
+    oldStart: 1, oldLines: removed?.oldLines ?? 0, newStart: 1, newLines: added?.newLines ?? 0,
+    lines: [...(removed?.lines ?? []), ...(added?.lines ?? [])],
+  };
 }
 
 /** Diff of the applied hunks of an update or rename. */

@@ -1,8 +1,11 @@
 /** The tolerance tiers of context matching, loosest last (DESIGN, Matching). */
 import type { MatchTier } from './types.ts';
 
-export const ALL_TIERS: readonly MatchTier[] = ['exact', 'trailing_whitespace', 'whitespace', 'unicode'];
-export const EXACT_ONLY: readonly MatchTier[] = ['exact'];
+/** The tiers that compare line by line; `relative_indent` compares whole blocks (SEARCH/REPLACE only). */
+export type LineTier = Exclude<MatchTier, 'relative_indent'>;
+
+export const ALL_TIERS: readonly LineTier[] = ['exact', 'trailing_whitespace', 'whitespace', 'unicode'];
+export const EXACT_ONLY: readonly LineTier[] = ['exact'];
 
 const PUNCTUATION: Readonly<Record<string, string>> = {
   '\u2018': "'", '\u2019': "'", '\u201A': "'", '\u201B': "'", '\u2032': "'",
@@ -19,7 +22,7 @@ function foldPunctuation(line: string): string {
 }
 
 /** The form of a line compared at a tier. */
-export function normalizeLine(tier: MatchTier, line: string): string {
+export function normalizeLine(tier: LineTier, line: string): string {
   switch (tier) {
     case 'exact': return line;
     case 'trailing_whitespace': return line.trimEnd();

@@ -11,7 +11,7 @@ export const ok = <T>(value: T): Result<T> => ({ ok: true, value });
 export const fail = <T = never>(error: EngineError): Result<T> => ({ ok: false, error });
 
 /** Dialects the engine parses. `auto` detects one of these. */
-export type Dialect = 'unified' | 'codex' | 'v4a';
+export type Dialect = 'unified' | 'codex' | 'v4a' | 'search-replace' | 'edits' | 'shell';
 export type FormatName = 'auto' | Dialect;
 
 export interface V4AOperation {
@@ -20,9 +20,17 @@ export interface V4AOperation {
   readonly diff?: string | undefined;
 }
 
+/** str_replace-style structured edits (OpenCode edit, Anthropic text editor, MCP edit_file) and whole-file writes. */
+export type StructuredEdit =
+  | { readonly path: string; readonly oldText: string; readonly newText: string; readonly replaceAll?: boolean | undefined }
+  | { readonly path: string; readonly insertLine: number; readonly text: string }
+  /** Whole-file write: creates, or replaces when `expectedSha256` (checked by the workspace) is given. */
+  | { readonly path: string; readonly content: string; readonly expectedSha256?: string | undefined };
+
 export interface PatchInput {
   readonly patch?: string | undefined;
   readonly operations?: readonly V4AOperation[] | undefined;
+  readonly edits?: readonly StructuredEdit[] | undefined;
   readonly format?: FormatName | undefined;
 }
 
@@ -57,12 +65,29 @@ export interface Hunk {
   readonly finalNewline?: 'add' | 'remove' | undefined;
 }
 
+/** A text-level edit of one file, applied in order on the running content. */
+export type TextEdit =
+  | {
+    readonly kind: 'replace';
+    /** Text to find, and its replacement; both may span lines. */
+    readonly search: string;
+    readonly replace: string;
+    readonly replaceAll?: boolean | undefined;
+    /** Aider blocks: the search may match at another indentation, the replace shifted alike. */
+    readonly relativeIndent?: boolean | undefined;
+  }
+  /** Insert `text` after 1-based line `line` (0 = at the top). */
+  | { readonly kind: 'insert'; readonly line: number; readonly text: string };
+
 export type FilePatch =
   | { readonly op: 'add'; readonly path: string; readonly content: string }
   | { readonly op: 'update'; readonly path: string; readonly hunks: readonly Hunk[] }
   /** `hunks` empty: delete whatever is there (codex, V4A, empty-file git delete checks emptiness via `mustBeEmpty`). */
   | { readonly op: 'delete'; readonly path: string; readonly hunks: readonly Hunk[]; readonly mustBeEmpty?: boolean }
-  | { readonly op: 'rename'; readonly fromPath: string; readonly path: string; readonly hunks: readonly Hunk[] };
+  | { readonly op: 'rename'; readonly fromPath: string; readonly path: string; readonly hunks: readonly Hunk[] }
+  | { readonly op: 'edit'; readonly path: string; readonly edits: readonly TextEdit[] }
+  /** Whole-file write; `mayReplace` only when the caller pinned the current content's hash. */
+  | { readonly op: 'write'; readonly path: string; readonly content: string; readonly mayReplace: boolean };
 
 export interface ParsedPatch {
   readonly dialect: Dialect;
@@ -78,7 +103,7 @@ export type FileSnapshot =
   | { readonly kind: 'missing' }
   | { readonly kind: 'directory' };
 
-export type MatchTier = 'exact' | 'trailing_whitespace' | 'whitespace' | 'unicode';
+export type MatchTier = 'exact' | 'trailing_whitespace' | 'whitespace' | 'unicode' | 'relative_indent';
 
 export interface HunkReport {
   readonly index: number;
@@ -110,4 +135,9 @@ export interface Plan {
 
 export interface PlanOptions {
   readonly fuzz?: 'default' | 'exact' | undefined;
+}
+
+/** The hunks of a file patch; none for adds, edits and writes. */
+export function hunksOf(file: FilePatch): readonly Hunk[] {
+  return 'hunks' in file ? file.hunks : [];
 }

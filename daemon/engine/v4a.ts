@@ -7,7 +7,7 @@ import { engineError, type EngineError } from './errors.ts';
 import { LIMITS } from './limits.ts';
 import { splitPatchLines } from './patchText.ts';
 import { normalizePatchPath } from './paths.ts';
-import { fail, ok, type FilePatch, type Hunk, type ParsedPatch, type Result, type V4AOperation } from './types.ts';
+import { fail, hunksOf, ok, type FilePatch, type Hunk, type ParsedPatch, type Result, type V4AOperation } from './types.ts';
 
 /** One operation being read, and how to name it in an error message. */
 interface OperationContext {
@@ -108,9 +108,6 @@ function claimPath(path: string, index: number, claimed: Map<string, number>): E
   return undefined;
 }
 
-function hunksOf(file: FilePatch): readonly Hunk[] {
-  return file.op === 'add' ? [] : file.hunks;
-}
 
 function diffLine(context: OperationContext, index: number): string {
   return `${context.label}, diff line ${index + 1}`;

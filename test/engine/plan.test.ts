@@ -139,3 +139,23 @@ test('the receipt diff shows each hunk as it applied, numbered in the file', () 
   assert.ok(result.ok);
   assert.equal(result.value.files[0]!.diff, '--- a/big\n+++ b/big\n@@ -501,2 +501,2 @@\n line 500\n-line 501\n+changed\n');
 });
+
+test('whole-file writes create, and replace only when the caller pinned the content', () => {
+  assert.equal(applied(plan([{ op: 'write', path: 'w', content: 'new\n', mayReplace: false }], { w: { kind: 'missing' } })), 'new\n');
+  assert.equal(rejected(plan([{ op: 'write', path: 'w', content: 'new\n', mayReplace: false }], { w: file('old\n') })), 'precondition_required');
+  const replaced = plan([{ op: 'write', path: 'w', content: 'new\n', mayReplace: true }], { w: file('old\n') });
+  assert.equal(applied(replaced), 'new\n');
+  assert.ok(replaced.ok);
+  assert.equal(replaced.value.files[0]!.diff, '--- a/w\n+++ b/w\n@@ -1,1 +1,1 @@\n-old\n+new\n');
+});
+
+test('a receipt diff of contents too far apart falls back to remove-all, add-all', () => {
+  const oldText = Array.from({ length: 3000 }, (_, index) => `old ${index}`).join('\n') + '\n';
+  const newText = Array.from({ length: 3000 }, (_, index) => `new ${index}`).join('\n') + '\n';
+  const result = plan([{ op: 'write', path: 'w', content: newText, mayReplace: true }], { w: file(oldText) });
+  assert.ok(result.ok);
+  const lines = result.value.files[0]!.diff.split('\n');
+  assert.equal(lines[2], '@@ -1,3000 +1,3000 @@');
+  assert.equal(lines.filter((line) => line.startsWith('-old')).length, 3000);
+  assert.equal(lines.filter((line) => line.startsWith('+new')).length, 3000);
+});

@@ -36,7 +36,7 @@ function onlyFile(text: string): FilePatch {
 }
 
 function hunksOf(file: FilePatch): readonly Hunk[] {
-  assert.ok(file.op !== 'add', 'an add has no hunks');
+  assert.ok('hunks' in file, `a ${file.op} has no hunks`);
   return file.hunks;
 }
 
