@@ -74,7 +74,8 @@ export class LineIndex {
   }
 }
 
-function lowerBound(sorted: readonly number[], value: number): number {
+/** The first position in ascending `sorted` whose value is ≥ `value`. */
+export function lowerBound(sorted: ArrayLike<number>, value: number): number {
   let low = 0;
   let high = sorted.length;
   while (low < high) {
@@ -95,6 +96,8 @@ export interface SeekRequest {
   /** The match must end at the end of the file. */
   readonly atEnd: boolean;
   readonly tiers: readonly LineTier[];
+  /** A further condition on a match whose lines compare equal (relative indentation checks the indents). */
+  readonly accept?: ((start: number) => boolean) | undefined;
 }
 
 export type SeekOutcome =
@@ -105,20 +108,50 @@ export type SeekOutcome =
 const AMBIGUITY_SAMPLE = 5;
 
 export function seekHunk(file: LineIndex, request: SeekRequest): SeekOutcome {
-  const { old, from, hint, atEnd } = request;
-  const last = file.length - old.length;
-  if (last < from) return { kind: 'missing' };
-  const first = atEnd ? last : from;
+  const bounds = searchBounds(file, request);
+  if (!bounds) return { kind: 'missing' };
+  const { hint } = request;
   for (const tier of request.tiers) {
-    const wanted = old.map((line) => normalizeLine(tier, line));
-    if (hint !== undefined && hint >= first && hint <= last && matchesAt(file, tier, wanted, hint)) {
+    const wanted = request.old.map((line) => normalizeLine(tier, line));
+    if (hint !== undefined && hint >= bounds.first && hint <= bounds.last && matchesAt(file, tier, wanted, hint) && accepted(request, hint)) {
       return { kind: 'found', start: hint, tier };
     }
-    const starts = findMatches(file, tier, wanted, first, last);
+    const starts = findMatches(file, tier, wanted, request, { ...bounds, limit: AMBIGUITY_SAMPLE, disjoint: false });
     if (starts.length === 1) return { kind: 'found', start: starts[0]!, tier };
     if (starts.length > 1) return { kind: 'ambiguous', starts, tier };
   }
   return { kind: 'missing' };
+}
+
+/** Every non-overlapping match (top to bottom) at the lowest tier that has one; for replace-all edits. */
+export function seekAll(file: LineIndex, request: SeekRequest): { readonly starts: readonly number[]; readonly tier: LineTier } | undefined {
+  const bounds = searchBounds(file, request);
+  if (!bounds) return undefined;
+  for (const tier of request.tiers) {
+    const wanted = request.old.map((line) => normalizeLine(tier, line));
+    const starts = findMatches(file, tier, wanted, request, { ...bounds, limit: Infinity, disjoint: true });
+    if (starts.length > 0) return { starts, tier };
+  }
+  return undefined;
+}
+
+interface MatchRange {
+  /** First and last start a match may take. */
+  readonly first: number;
+  readonly last: number;
+  readonly limit: number;
+  /** Skip matches that overlap the previous one kept. */
+  readonly disjoint: boolean;
+}
+
+function searchBounds(file: LineIndex, request: SeekRequest): { first: number; last: number } | undefined {
+  const last = file.length - request.old.length;
+  if (last < request.from) return undefined;
+  return { first: request.atEnd ? last : request.from, last };
+}
+
+function accepted(request: SeekRequest, start: number): boolean {
+  return request.accept === undefined || request.accept(start);
 }
 
 function matchesAt(file: LineIndex, tier: LineTier, wanted: readonly string[], start: number): boolean {
@@ -128,11 +161,14 @@ function matchesAt(file: LineIndex, tier: LineTier, wanted: readonly string[], s
   return true;
 }
 
-function findMatches(file: LineIndex, tier: LineTier, wanted: readonly string[], first: number, last: number): number[] {
+function findMatches(file: LineIndex, tier: LineTier, wanted: readonly string[], request: SeekRequest, range: MatchRange): number[] {
   const starts: number[] = [];
-  for (const start of file.candidates(tier, wanted[0]!, first, last)) {
-    if (matchesAt(file, tier, wanted, start)) starts.push(start);
-    if (starts.length === AMBIGUITY_SAMPLE) break;
+  let free = range.first;
+  for (const start of file.candidates(tier, wanted[0]!, range.first, range.last)) {
+    if (start < free || !matchesAt(file, tier, wanted, start) || !accepted(request, start)) continue;
+    starts.push(start);
+    if (starts.length === range.limit) break;
+    if (range.disjoint) free = start + wanted.length;
   }
   return starts;
 }

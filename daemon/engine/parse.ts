@@ -1,26 +1,45 @@
 /** Dispatching a patch to its dialect's parser. */
-import { detectTextDialect } from './detect.ts';
+import { detectTextDialect, startsWithCdApplyPatch, type TextDialect } from './detect.ts';
 import { parseEnvelope } from './envelope.ts';
 import { engineError } from './errors.ts';
 import { splitPatchLines } from './patchText.ts';
+import { parseSearchReplace } from './searchReplace.ts';
+import { parseShellCommand } from './shell.ts';
+import { parseStructuredEdits } from './structuredEdits.ts';
 import { fail, type ParsedPatch, type PatchInput, type Result } from './types.ts';
 import { parseUnified } from './unified.ts';
 import { parseV4AOperations } from './v4a.ts';
 
 export function parsePatch(input: PatchInput): Result<ParsedPatch> {
   const format = input.format ?? 'auto';
+  const given = [input.patch, input.operations, input.edits].filter((source) => source !== undefined).length;
+  if (given > 1) return fail(parseError('Send one of patch text, operations or edits, not several.'));
   if (input.operations !== undefined) {
-    if (input.patch !== undefined) return fail(engineError('parse_error', 'Send either patch text or operations, not both.'));
-    if (format !== 'auto' && format !== 'v4a') return fail(engineError('parse_error', `Operations are V4A; format ${format} needs patch text.`));
+    if (format !== 'auto' && format !== 'v4a') return fail(parseError(`Operations are V4A; format ${format} needs patch text.`));
     return parseV4AOperations(input.operations);
   }
-  if (input.patch === undefined) return fail(engineError('parse_error', 'Nothing to apply: the request has neither patch text nor operations.'));
-  if (format === 'v4a') return fail(engineError('parse_error', 'The v4a format takes operations, not patch text.'));
+  if (input.edits !== undefined) {
+    if (format !== 'auto' && format !== 'edits') return fail(parseError(`Edits are structured edits; format ${format} needs patch text.`));
+    return parseStructuredEdits(input.edits);
+  }
+  if (input.patch === undefined) return fail(parseError('Nothing to apply: the request has no patch text, operations or edits.'));
+  if (format === 'v4a' || format === 'edits') return fail(parseError(`The ${format} format takes ${format === 'v4a' ? 'operations' : 'edits'}, not patch text.`));
   const split = splitPatchLines(input.patch);
   if (!split.ok) return split;
   const { lines } = split.value;
-  const dialect = format === 'auto' ? detectTextDialect(lines) : format;
-  return dialect === 'codex' ? parseEnvelope(lines) : parseUnified(lines);
+  return parseText(lines, format === 'auto' ? detectTextDialect(lines) : format);
+}
+
+function parseText(lines: readonly string[], dialect: TextDialect): Result<ParsedPatch> {
+  // A `cd dir &&` prefix changes what every path means: honour it whatever the format says,
+  // rather than let the envelope or diff parser skip it as surrounding text.
+  if ((dialect === 'codex' || dialect === 'unified') && startsWithCdApplyPatch(lines)) return parseShellCommand(lines);
+  switch (dialect) {
+    case 'codex': return parseEnvelope(lines);
+    case 'search-replace': return parseSearchReplace(lines);
+    case 'shell': return parseShellCommand(lines);
+    case 'unified': return parseUnified(lines);
+  }
 }
 
 /** Every path whose current state the plan needs, in patch order, once each. */
@@ -31,4 +50,8 @@ export function requiredPaths(parsed: ParsedPatch): string[] {
     paths.add(file.path);
   }
   return [...paths];
+}
+
+function parseError(message: string) {
+  return engineError('parse_error', message);
 }

@@ -1,16 +1,12 @@
 /** Turning a parsed patch plus the current files into a plan: new bytes, hunk reports, diffs. */
+import { planEdit } from './edits.ts';
 import { engineError } from './errors.ts';
 import { applyHunks } from './hunks.ts';
-import { LIMITS } from './limits.ts';
 import { diffEdits, diffWhole } from './receiptDiff.ts';
-import { assemble, decodeText, encodeText, lineCount, type TextFile } from './text.ts';
+import { requireAbsent, requireFile, requireText, type Files } from './snapshots.ts';
+import { assemble, decodeText, encodeText, lineCount } from './text.ts';
 import { ALL_TIERS, EXACT_ONLY, type LineTier } from './tiers.ts';
-import {
-  fail, ok,
-  type FilePatch, type FileSnapshot, type Hunk, type ParsedPatch, type Plan, type PlannedFile, type PlanOptions, type Result,
-} from './types.ts';
-
-type Files = ReadonlyMap<string, FileSnapshot>;
+import { fail, ok, type FilePatch, type Hunk, type ParsedPatch, type Plan, type PlannedFile, type PlanOptions, type Result } from './types.ts';
 
 export function planPatch(parsed: ParsedPatch, files: Files, options: PlanOptions = {}): Result<Plan> {
   const tiers = options.fuzz === 'exact' ? EXACT_ONLY : ALL_TIERS;
@@ -30,7 +26,7 @@ function planFile(filePatch: FilePatch, files: Files, tiers: readonly LineTier[]
     case 'rename': return planRename(filePatch.fromPath, filePatch.path, filePatch.hunks, files, tiers);
     case 'delete': return planDelete(filePatch.path, filePatch.hunks, filePatch.mustBeEmpty ?? false, files, tiers);
     case 'write': return planWrite(filePatch.path, filePatch.content, filePatch.mayReplace, files);
-    case 'edit': return fail(engineError('parse_error', 'Text edits are not planned yet.', { path: filePatch.path }));
+    case 'edit': return planEdit(filePatch.path, filePatch.edits, files, tiers);
   }
 }
 
@@ -94,28 +90,4 @@ function planDelete(path: string, hunks: readonly Hunk[], mustBeEmpty: boolean, 
   }
   const diff = diffWhole(`a/${path}`, source.value.text, '/dev/null', '');
   return ok({ op: 'delete', path, after: null, hunks: applied.value.reports, diff, diagnostics: [] });
-}
-
-function requireAbsent(path: string, files: Files): Result<true> {
-  const snapshot = files.get(path);
-  if (!snapshot || snapshot.kind === 'missing') return ok(true);
-  const what = snapshot.kind === 'directory' ? 'a directory' : 'a file';
-  return fail(engineError('already_exists', `${path} already exists (${what}).`, { path }));
-}
-
-function requireFile(path: string, files: Files): Result<Uint8Array> {
-  const snapshot = files.get(path);
-  if (!snapshot || snapshot.kind === 'missing') return fail(engineError('not_found', `${path} does not exist.`, { path }));
-  if (snapshot.kind === 'directory') return fail(engineError('not_found', `${path} is a directory, not a file.`, { path }));
-  if (snapshot.bytes.length > LIMITS.maxFileBytes) {
-    return fail(engineError('limit_exceeded', `${path} is ${snapshot.bytes.length} bytes; at most ${LIMITS.maxFileBytes} are patched.`, {
-      path, limit: { name: 'maxFileBytes', max: LIMITS.maxFileBytes, actual: snapshot.bytes.length },
-    }));
-  }
-  return ok(snapshot.bytes);
-}
-
-function requireText(path: string, files: Files): Result<TextFile> {
-  const bytes = requireFile(path, files);
-  return bytes.ok ? decodeText(bytes.value, path) : bytes;
 }

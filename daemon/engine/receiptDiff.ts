@@ -24,6 +24,60 @@ export function diffWhole(oldName: string, oldText: string, newName: string, new
   return formatPatch(patch, FILE_HEADERS_ONLY);
 }
 
+/**
+ * Diff of two versions of one file, for text edits: jsdiff runs only over the lines between the
+ * common prefix and suffix (plus context), so a small edit to a large file costs its own size.
+ */
+export function diffVersions(oldName: string, oldText: string, newName: string, newText: string): string {
+  if (oldText === newText) return '';
+  const window = changedWindow(oldText, newText);
+  const oldPart = oldText.slice(window.start, oldText.length - window.suffix);
+  const newPart = newText.slice(window.start, newText.length - window.suffix);
+  const patch = structuredPatch(oldName, newName, oldPart, newPart, undefined, undefined, { context: CONTEXT, maxEditLength: MAX_EDIT_LENGTH });
+  const hunks = patch?.hunks ?? [replaceEverything(oldPart, newPart)];
+  const shifted = hunks.map((hunk) => ({ ...hunk, oldStart: hunk.oldStart + window.skippedLines, newStart: hunk.newStart + window.skippedLines }));
+  return formatPatch({ oldFileName: oldName, newFileName: newName, oldHeader: undefined, newHeader: undefined, hunks: shifted }, FILE_HEADERS_ONLY);
+}
+
+interface ChangedWindow {
+  /** Offset (in both texts) where the diffed part starts: a line start, CONTEXT lines before the first change. */
+  readonly start: number;
+  /** Characters at the end of both texts left out: whole lines, CONTEXT lines after the last change. */
+  readonly suffix: number;
+  readonly skippedLines: number;
+}
+
+function changedWindow(oldText: string, newText: string): ChangedWindow {
+  const shortest = Math.min(oldText.length, newText.length);
+  let prefix = 0;
+  while (prefix < shortest && oldText.charCodeAt(prefix) === newText.charCodeAt(prefix)) prefix++;
+  let start = lineStartAt(oldText, prefix);
+  for (let line = 0; line < CONTEXT && start > 0; line++) start = lineStartAt(oldText, start - 1);
+  let common = 0;
+  while (common < shortest - start && oldText.charCodeAt(oldText.length - 1 - common) === newText.charCodeAt(newText.length - 1 - common)) common++;
+  // The kept suffix starts right after a newline that is itself common to both texts.
+  let end = oldText.indexOf('\n', oldText.length - common);
+  end = end === -1 ? oldText.length : end + 1;
+  for (let line = 0; line < CONTEXT && end < oldText.length; line++) end = nextLineStart(oldText, end);
+  return { start, suffix: oldText.length - end, skippedLines: countNewlines(oldText, start) };
+}
+
+/** Where the line holding offset `at` starts. */
+function lineStartAt(text: string, at: number): number {
+  return at <= 0 ? 0 : text.lastIndexOf('\n', at - 1) + 1;
+}
+
+function nextLineStart(text: string, from: number): number {
+  const newline = text.indexOf('\n', from);
+  return newline === -1 ? text.length : newline + 1;
+}
+
+function countNewlines(text: string, end: number): number {
+  let count = 0;
+  for (let at = text.indexOf('\n'); at !== -1 && at < end; at = text.indexOf('\n', at + 1)) count++;
+  return count;
+}
+
 /** One hunk removing all of `oldText` and adding all of `newText`, for contents too far apart to diff cheaply. */
 function replaceEverything(oldText: string, newText: string): StructuredPatchHunk {
   const removed = structuredPatch('', '', oldText, '').hunks[0];

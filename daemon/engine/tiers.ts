@@ -17,6 +17,11 @@ const PUNCTUATION: Readonly<Record<string, string>> = {
 };
 const FOLDABLE = new RegExp(`[${Object.keys(PUNCTUATION).join('')}]`, 'g');
 
+/** The ASCII spelling of one character at the `unicode` tier, or the character itself. */
+export function foldPunctuationChar(char: string): string {
+  return PUNCTUATION[char] ?? char;
+}
+
 function foldPunctuation(line: string): string {
   return line.replace(FOLDABLE, (char) => PUNCTUATION[char] ?? char);
 }

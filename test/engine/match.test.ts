@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { findAnchor, findNearestRegion, LineIndex, seekHunk } from '../../daemon/engine/match.ts';
+import { findAnchor, findNearestRegion, LineIndex, seekAll, seekHunk } from '../../daemon/engine/match.ts';
 import { indexText } from '../../daemon/engine/text.ts';
 import { ALL_TIERS, EXACT_ONLY, normalizeLine } from '../../daemon/engine/tiers.ts';
 
@@ -72,4 +72,19 @@ test('the nearest region is where most old lines line up', () => {
 
 test('normalizeLine folds smart quotes, dashes and non-breaking spaces', () => {
   assert.equal(normalizeLine('unicode', '\u00A0‘a’ – “b”…'), `'a' - "b"...`);
+});
+
+test('accept narrows the matches: one accepted match of two is found', () => {
+  assert.deepEqual(seekHunk(file, { old: ['a', 'b'], from: 0, atEnd: false, tiers: ALL_TIERS, accept: (start) => start > 0 }), { kind: 'found', start: 3, tier: 'exact' });
+  assert.deepEqual(seekHunk(file, { old: ['a', 'b'], from: 0, hint: 0, atEnd: false, tiers: ALL_TIERS, accept: (start) => start > 0 }), { kind: 'found', start: 3, tier: 'exact' });
+  assert.equal(seekHunk(file, { old: ['a', 'b'], from: 0, atEnd: false, tiers: ALL_TIERS, accept: () => false }).kind, 'missing');
+});
+
+test('seekAll: every non-overlapping match, top to bottom, at the lowest tier that has one', () => {
+  const repeats = linesOf(['x', 'x', 'x', 'y', 'x', 'x', ' x ']);
+  assert.deepEqual(seekAll(repeats, { old: ['x', 'x'], from: 0, atEnd: false, tiers: ALL_TIERS }), { starts: [0, 4], tier: 'exact' });
+  assert.deepEqual(seekAll(repeats, { old: ['y'], from: 0, atEnd: false, tiers: ALL_TIERS }), { starts: [3], tier: 'exact' });
+  assert.deepEqual(seekAll(repeats, { old: ['x '], from: 0, atEnd: false, tiers: ALL_TIERS }), { starts: [0, 1, 2, 4, 5], tier: 'trailing_whitespace' });
+  assert.deepEqual(seekAll(repeats, { old: [' x'], from: 0, atEnd: false, tiers: ALL_TIERS }), { starts: [6], tier: 'trailing_whitespace' });
+  assert.equal(seekAll(repeats, { old: ['z'], from: 0, atEnd: false, tiers: ALL_TIERS }), undefined);
 });

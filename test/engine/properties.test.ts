@@ -1,9 +1,10 @@
 /** Laws of the engine, checked on random inputs (fast-check). */
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { createTwoFilesPatch } from 'diff';
+import { applyPatch, createTwoFilesPatch } from 'diff';
 import fc from 'fast-check';
-import { parsePatch, planPatch, requiredPaths, type FileSnapshot, type Result, type Plan } from '../../daemon/engine/index.ts';
+import { parsePatch, planPatch, requiredPaths, type FileSnapshot, type PatchInput, type Result, type Plan } from '../../daemon/engine/index.ts';
+import { diffVersions } from '../../daemon/engine/receiptDiff.ts';
 
 const encode = (text: string) => new TextEncoder().encode(text);
 const decode = (bytes: Uint8Array | null) => new TextDecoder().decode(bytes ?? new Uint8Array());
@@ -85,5 +86,67 @@ test('arbitrary strings never make the parser throw', () => {
   fc.assert(fc.property(fc.string({ maxLength: 300 }), fc.constantFrom('auto', 'unified', 'codex') as fc.Arbitrary<'auto'>, (patch, format) => {
     const result = parsePatch({ patch, format });
     assert.equal(typeof result.ok, 'boolean');
+  }), { numRuns: 1000 });
+});
+
+// ─── SEARCH/REPLACE blocks and structured edits ─────────────────────────────────────────────────
+
+function planInput(input: PatchInput, before: string): Result<Plan> {
+  const parsed = parsePatch(input);
+  if (!parsed.ok) return parsed;
+  const files = new Map<string, FileSnapshot>();
+  for (const path of requiredPaths(parsed.value)) files.set(path, { kind: 'file', bytes: encode(before) });
+  return planPatch(parsed.value, files);
+}
+
+/** A file as lines plus its final-newline state; a last empty line needs a final newline to exist. */
+const fileLines = fc.tuple(fc.array(line, { minLength: 1, maxLength: 30 }), fc.boolean()).map(([lines, finalNewline]) => ({
+  lines, finalNewline: finalNewline || lines[lines.length - 1] === '',
+}));
+const joinFile = (lines: readonly string[], finalNewline: boolean) => (lines.length === 0 ? '' : lines.join('\n') + (finalNewline ? '\n' : ''));
+const wholeLines = (lines: readonly string[]) => lines.map((row) => `${row}\n`).join('');
+
+test('a SEARCH/REPLACE block and the equivalent str_replace edit give the same bytes, the region replaced', () => {
+  const region = fc.record({ start: fc.nat(), length: fc.integer({ min: 1, max: 5 }), replacement: fc.array(line, { maxLength: 4 }) });
+  fc.assert(fc.property(fileLines, region, ({ lines, finalNewline }, { start: rawStart, length: rawLength, replacement }) => {
+    const start = rawStart % lines.length;
+    const old = lines.slice(start, start + rawLength);
+    fc.pre(old.some((row) => row.trim() !== '') && occurrences(lines, old) === 1);
+    const before = joinFile(lines, finalNewline);
+    const block = `f.txt\n<<<<<<< SEARCH\n${wholeLines(old)}=======\n${wholeLines(replacement)}>>>>>>> REPLACE\n`;
+    const viaBlock = planInput({ patch: block }, before);
+    const viaEdit = planInput({ edits: [{ path: 'f.txt', oldText: wholeLines(old), newText: wholeLines(replacement) }] }, before);
+    assert.ok(viaBlock.ok && viaEdit.ok, `${viaBlock.ok ? '' : viaBlock.error.message} ${viaEdit.ok ? '' : viaEdit.error.message}`);
+    const expected = [...lines.slice(0, start), ...replacement, ...lines.slice(start + old.length)];
+    assert.equal(decode(viaBlock.value.files[0]!.after), joinFile(expected, finalNewline));
+    assert.deepEqual(viaEdit.value.files[0]!.after, viaBlock.value.files[0]!.after);
+  }), { numRuns: 500 });
+});
+
+test('SEARCH/REPLACE-ish and shell-ish text never makes parsing or planning throw', () => {
+  const fragment = fc.oneof(
+    fc.constantFrom('<<<<<<< SEARCH', '<<<<< SEARCH>', '=======', '=====  ', '>>>>>>> REPLACE', '>>>>>>>>> REPLACE', '```', '```python', '````',
+      'f.txt', '**f.txt**:', '### `f.txt`', '../x', '/etc/passwd', '', '  ', 'alpha', '  indented', "cd sub && apply_patch <<'EOF'",
+      "apply_patch <<'EOF'", 'EOF', '*** Begin Patch', '*** End Patch', '*** Update File: f.txt', '-alpha', '+beta', '@@'),
+    fc.string({ maxLength: 12 }),
+  );
+  const format = fc.constantFrom('auto', 'search-replace', 'shell', 'codex') as fc.Arbitrary<'auto'>;
+  fc.assert(fc.property(fc.array(fragment, { maxLength: 30 }), fc.boolean(), format, text, (fragments, crlf, chosen, before) => {
+    const patch = fragments.join(crlf ? '\r\n' : '\n');
+    const result = planInput({ patch, format: chosen }, before);
+    if (!result.ok) assert.equal(typeof result.error.hint, 'string');
+  }), { numRuns: 1500 });
+});
+
+test('the receipt diff of an edit applies to the old text and gives the new one', () => {
+  const edit = fc.record({ at: fc.nat(), remove: fc.nat({ max: 6 }), insert: fc.array(line, { maxLength: 6 }) });
+  fc.assert(fc.property(fileLines, fc.array(edit, { minLength: 1, maxLength: 3 }), fc.boolean(), ({ lines, finalNewline }, edits, newFinal) => {
+    let after = [...lines];
+    for (const { at, remove, insert } of edits) after.splice(at % (after.length + 1), remove, ...insert);
+    const last = after[after.length - 1];
+    const oldText = joinFile(lines, finalNewline);
+    const newText = joinFile(after, newFinal || last === '');
+    const diff = diffVersions('a/f', oldText, 'b/f', newText);
+    assert.equal(diff === '' ? oldText : applyPatch(oldText, diff), newText, diff);
   }), { numRuns: 1000 });
 });

@@ -4,7 +4,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { V4AOperation } from '../../daemon/engine/index.ts';
 
-export const SUITES = ['codex', 'git-history', 'llm-unified', 'v4a'] as const;
+export const SUITES = ['codex', 'git-history', 'llm-unified', 'search-replace', 'v4a'] as const;
 
 export interface CorpusCase {
   readonly id: string;

@@ -1,0 +1,151 @@
+/**
+ * A workspace opened through a {@link PatchClient}: apply patches, read files, close.
+ */
+import {
+  ApplyPatchRequest, CloseWorkspaceRequest, FileReceiptSchema, ReadFileRequest,
+  type ApplyParams, type FileReceipt, type FormatName, type ReadFileResult, type Receipt, type StructuredEdit, type V4AOperation,
+} from '../protocol/index.ts';
+import { ConnectionClosedError, ProtocolError } from './errors.ts';
+import type { CallOptions, RpcChannel } from './rpc.ts';
+
+/**
+ * What {@link Workspace.apply} takes: patch text in any dialect (unified / git diff, `*** Begin
+ * Patch` envelope, SEARCH/REPLACE blocks, an `apply_patch` heredoc), V4A operations, or
+ * `{ edits }` — str_replace-style edits, inserts and whole-file writes.
+ */
+export type Change = string | readonly V4AOperation[] | { readonly edits: readonly StructuredEdit[] };
+
+/** Options of {@link Workspace.apply} and {@link Workspace.applyStream}. */
+export interface ApplyOptions extends CallOptions {
+  /** Dialect of the patch; `auto` (default) detects it. Operations are always `v4a`. */
+  readonly format?: FormatName | undefined;
+  /** Compute the receipt without writing (`status: "dry_run"`). */
+  readonly dryRun?: boolean | undefined;
+  /** All files or none (default `true`); `false` may end `partial`. */
+  readonly atomic?: boolean | undefined;
+  /** `exact` turns off whitespace and punctuation tolerance. */
+  readonly fuzz?: 'default' | 'exact' | undefined;
+  /** Pre-images: path → lowercase sha256, or `""` for "must not exist". Mismatch → `stale_file`. */
+  readonly expectedSha256ByPath?: Readonly<Record<string, string>> | undefined;
+  /** Pre-images as `read()` versions: path → version. Mismatch → `stale_file`. */
+  readonly baseVersions?: Readonly<Record<string, string>> | undefined;
+  /**
+   * Called with each file's receipt as the daemon streams it, before `apply` resolves (not
+   * for a rejected patch). If it throws, `apply` rejects with that error once the call is
+   * over — the patch itself may have been applied.
+   */
+  readonly onFile?: ((file: FileReceipt) => void) | undefined;
+}
+
+export class Workspace implements AsyncDisposable {
+  readonly #rpc: RpcChannel;
+  #closed = false;
+
+  /** @internal Created by `PatchClient.openWorkspace`. */
+  constructor(
+    rpc: RpcChannel,
+    /** The daemon's handle for this workspace (shared by every client that opened the same root). */
+    readonly id: string,
+    /** The realpath of the root. */
+    readonly root: string,
+  ) {
+    this.#rpc = rpc;
+  }
+
+  /**
+   * Applies a {@link Change}: a string is patch text, an array is V4A operations, `{ edits }`
+   * are structured edits. Resolves with the receipt — also when the patch is
+   * rejected (`status: "rejected"`, `error.code`, `error.hint`); rejects only when the call
+   * itself fails (closed connection, time limit, invalid options).
+   */
+  async apply(patch: Change, options: ApplyOptions = {}): Promise<Receipt> {
+    const params = this.#applyParams(patch, options);
+    const { onFile } = options;
+    if (onFile === undefined) return this.#rpc.request(ApplyPatchRequest, params, options);
+    let streamError: unknown;
+    const files = this.#rpc.listenForFiles((value) => {
+      try {
+        onFile(parseFileReceipt(value));
+      } catch (error) {
+        streamError ??= error;
+      }
+    });
+    try {
+      const receipt = await this.#rpc.request(ApplyPatchRequest, { ...params, partialResultToken: files.token }, options);
+      if (streamError !== undefined) throw streamError;
+      return receipt;
+    } finally {
+      files.dispose();
+    }
+  }
+
+  /**
+   * {@link apply} as an async generator: yields each `FileReceipt` as it arrives, then returns
+   * the `Receipt` (`const receipt = (await it.next()).value` once `done`). Leaving the loop
+   * early does not cancel the patch; pass `signal` for that.
+   *
+   * @example
+   * const files = workspace.applyStream(patch);
+   * for (let step = await files.next(); ; step = await files.next()) {
+   *   if (step.done) { console.log(step.value.status); break; }
+   *   console.log(step.value.path);
+   * }
+   */
+  async *applyStream(patch: Change, options: ApplyOptions = {}): AsyncGenerator<FileReceipt, Receipt, undefined> {
+    const arrived: FileReceipt[] = [];
+    let wake: (() => void) | undefined;
+    let finished = false;
+    const onFile = (file: FileReceipt) => {
+      options.onFile?.(file);
+      arrived.push(file);
+      wake?.();
+    };
+    const receipt = this.apply(patch, { ...options, onFile }).finally(() => {
+      finished = true;
+      wake?.();
+    });
+    receipt.catch(() => {}); // observed below; avoids an unhandled rejection if the caller stops early
+    for (;;) {
+      const next = arrived.shift();
+      if (next !== undefined) yield next;
+      else if (finished) return await receipt;
+      else await new Promise<void>((resolve) => (wake = resolve));
+    }
+  }
+
+  /**
+   * Reads a file: text, sha256 (for `expectedSha256ByPath`) and version (for `baseVersions`).
+   * A missing, binary or forbidden file rejects with an `RpcError` whose `data.code` is the
+   * receipt error code (`not_found`, `binary_file`, `path_escape`, …).
+   */
+  read(path: string, options: CallOptions = {}): Promise<ReadFileResult> {
+    return this.#rpc.request(ReadFileRequest, { workspaceId: this.id, path }, options);
+  }
+
+  /** Releases this client's hold on the workspace. Idempotent; a no-op once the client is closed. */
+  async close(options: CallOptions = {}): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      await this.#rpc.request(CloseWorkspaceRequest, { workspaceId: this.id }, options);
+    } catch (error) {
+      if (!(error instanceof ConnectionClosedError)) throw error;
+    }
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  #applyParams(patch: Change, options: ApplyOptions): ApplyParams {
+    const input = typeof patch === 'string' ? { patch } : 'edits' in patch ? { edits: [...patch.edits] } : { operations: [...patch] };
+    const { format, dryRun, atomic, fuzz, expectedSha256ByPath, baseVersions } = options;
+    return { workspaceId: this.id, ...input, format, dryRun, atomic, fuzz, expectedSha256ByPath, baseVersions };
+  }
+}
+
+function parseFileReceipt(value: unknown): FileReceipt {
+  const parsed = FileReceiptSchema.safeParse(value);
+  if (!parsed.success) throw new ProtocolError('The daemon streamed a file receipt that does not match the protocol.');
+  return parsed.data;
+}

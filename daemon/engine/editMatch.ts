@@ -1,0 +1,219 @@
+/**
+ * Locating one text edit in the running content of a file; edits.ts applies the result.
+ *
+ * - A replace whose search is whole lines (ends with a newline) is matched line by line through
+ *   the hunk tiers (match.ts). SEARCH/REPLACE blocks (`relativeIndent`) add the
+ *   `relative_indent` tier between trailing_whitespace and whitespace, and drop a spurious
+ *   leading blank SEARCH line when nothing else matches. A str_replace edit tries an exact
+ *   substring right after the exact line tier, so `foo()\n` still finds `  foo()\n` verbatim
+ *   before a looser tier would match it with its indentation ignored.
+ * - A replace whose search is not whole lines is a substring: exact, then folded (substring.ts).
+ * - An insert goes after a 1-based line (0 = top); a line past the end is `context_not_found`.
+ */
+import { isBlank } from './chunks.ts';
+import { engineError, type EngineError } from './errors.ts';
+import { findNearestRegion, LineIndex, lowerBound, seekAll, seekHunk, type SeekRequest } from './match.ts';
+import { applyIndentShift, uniformIndentShift } from './relativeIndent.ts';
+import { findFoldedOccurrences, findOccurrences } from './substring.ts';
+import { lineCount, type TextFile } from './text.ts';
+import type { LineTier } from './tiers.ts';
+import { fail, ok, type MatchTier, type Result, type TextEdit } from './types.ts';
+
+/** Replace characters `[from, to)` of the running text with `text` (already in the file's EOL). */
+export interface Splice {
+  readonly from: number;
+  readonly to: number;
+  readonly text: string;
+}
+
+export interface LocatedEdit {
+  /** Ascending and disjoint. */
+  readonly splices: readonly Splice[];
+  /** 1-based line of the running content where the (first) change starts. */
+  readonly line: number;
+  readonly tier: MatchTier;
+}
+
+export interface EditContext {
+  readonly path: string;
+  /** 0-based position of the edit in its file patch. */
+  readonly editIndex: number;
+  readonly tiers: readonly LineTier[];
+}
+
+type ReplaceEdit = Extract<TextEdit, { kind: 'replace' }>;
+type InsertEdit = Extract<TextEdit, { kind: 'insert' }>;
+
+interface Target {
+  readonly file: TextFile;
+  readonly index: LineIndex;
+  readonly edit: ReplaceEdit;
+  readonly context: EditContext;
+}
+
+/** A whole-line edit's search and replacement, as lines without endings. */
+interface EditLines {
+  readonly old: readonly string[];
+  readonly new: readonly string[];
+}
+
+type Missing = { readonly kind: 'missing' };
+type Ambiguous = { readonly kind: 'ambiguous'; readonly lines: readonly number[] };
+type StepOutcome = { readonly kind: 'found'; readonly located: LocatedEdit } | Ambiguous | Missing;
+type Step = () => StepOutcome;
+
+const MISSING: Missing = { kind: 'missing' };
+const AMBIGUITY_SAMPLE = 5;
+const FOLDED_TIERS = ['trailing_whitespace', 'unicode'] as const;
+
+export function locateEdit(file: TextFile, edit: TextEdit, context: EditContext): Result<LocatedEdit> {
+  return edit.kind === 'insert' ? locateInsert(file, edit, context) : locateReplace(file, edit, context);
+}
+
+function locateReplace(file: TextFile, edit: ReplaceEdit, context: EditContext): Result<LocatedEdit> {
+  if (edit.search === '') {
+    const message = `${describe(edit, context)} has empty search text, but ${context.path} exists: insert lines with insertLine, or replace the whole file with a write.`;
+    return fail(engineError('parse_error', message, { path: context.path, hunkIndex: context.editIndex }));
+  }
+  const usable = file.bom && edit.search.startsWith('\uFEFF') ? { ...edit, search: edit.search.slice(1) } : edit;
+  const target: Target = { file, index: new LineIndex(file), edit: usable, context };
+  for (const step of replaceSteps(target)) {
+    const outcome = step();
+    if (outcome.kind === 'found') return ok(outcome.located);
+    if (outcome.kind === 'ambiguous') return fail(ambiguous(target, outcome.lines));
+  }
+  return fail(notFound(target));
+}
+
+function replaceSteps(target: Target): Step[] {
+  const { edit, context } = target;
+  if (!edit.search.endsWith('\n')) {
+    return [() => substringStep(target, 'exact'), ...FOLDED_TIERS.map((tier) => () => substringStep(target, tier))];
+  }
+  const lines: EditLines = { old: toLines(edit.search), new: toLines(edit.replace) };
+  if (!edit.relativeIndent) {
+    const looser = context.tiers.filter((tier) => tier !== 'exact');
+    return [() => lineStep(target, lines, ['exact']), () => substringStep(target, 'exact'), () => lineStep(target, lines, looser)];
+  }
+  const trimmed = context.tiers.length > 1 ? withoutLeadingBlank(lines) : undefined;
+  return trimmed ? [...blockSteps(target, lines), ...blockSteps(target, trimmed)] : blockSteps(target, lines);
+}
+
+/** SEARCH/REPLACE tiers: exact, trailing whitespace, relative indentation, then the looser line tiers. */
+function blockSteps(target: Target, lines: EditLines): Step[] {
+  const { tiers } = target.context;
+  const strict = tiers.filter((tier) => tier === 'exact' || tier === 'trailing_whitespace');
+  const loose = tiers.filter((tier) => tier === 'whitespace' || tier === 'unicode');
+  const relative: Step[] = loose.includes('whitespace') ? [() => lineStep(target, lines, ['whitespace'], true)] : [];
+  return [() => lineStep(target, lines, strict), ...relative, () => lineStep(target, lines, loose)];
+}
+
+/** Aider's leniency for a blank first SEARCH line that is not in the file (SEARCH of 3+ lines); a blank first REPLACE line goes with it. */
+function withoutLeadingBlank(lines: EditLines): EditLines | undefined {
+  if (lines.old.length < 3 || !isBlank(lines.old[0]!)) return undefined;
+  const replacement = lines.new.length > 0 && isBlank(lines.new[0]!) ? lines.new.slice(1) : lines.new;
+  return { old: lines.old.slice(1), new: replacement };
+}
+
+/** Line-wise matching; with `relative`, the whitespace tier restricted to uniformly shifted indentation. */
+function lineStep(target: Target, lines: EditLines, tiers: readonly LineTier[], relative = false): StepOutcome {
+  if (tiers.length === 0) return MISSING;
+  const { file, index, edit } = target;
+  const shiftAt = (start: number) => uniformIndentShift(lines.old, (offset) => index.line(start + offset));
+  const accept = relative ? (start: number) => shiftAt(start) !== undefined : undefined;
+  const request: SeekRequest = { old: lines.old, from: 0, atEnd: false, tiers, accept };
+  const found = seekStarts(index, request, edit.replaceAll === true);
+  if (found.kind !== 'found') return found;
+  const splices = found.starts.map((start) => ({
+    from: lineOffset(file, start),
+    to: lineOffset(file, start + lines.old.length),
+    text: joinLines(relative ? applyIndentShift(lines.new, shiftAt(start)!) : lines.new, file.eol),
+  }));
+  return { kind: 'found', located: { splices, line: found.starts[0]! + 1, tier: relative ? 'relative_indent' : found.tier } };
+}
+
+function seekStarts(index: LineIndex, request: SeekRequest, all: boolean): { kind: 'found'; starts: readonly number[]; tier: LineTier } | Ambiguous | Missing {
+  if (all) {
+    const every = seekAll(index, request);
+    return every ? { kind: 'found', ...every } : MISSING;
+  }
+  const outcome = seekHunk(index, request);
+  if (outcome.kind === 'found') return { kind: 'found', starts: [outcome.start], tier: outcome.tier };
+  if (outcome.kind === 'ambiguous') return { kind: 'ambiguous', lines: outcome.starts.map((start) => start + 1) };
+  return MISSING;
+}
+
+function substringStep(target: Target, tier: 'exact' | (typeof FOLDED_TIERS)[number]): StepOutcome {
+  const { file, edit, context } = target;
+  if (!context.tiers.includes(tier)) return MISSING;
+  const limit = edit.replaceAll ? Infinity : AMBIGUITY_SAMPLE;
+  const ranges = tier === 'exact'
+    ? findOccurrences(file.text, withEol(edit.search, file.eol), limit)
+    : findFoldedOccurrences(file.text, edit.search, tier === 'unicode', limit);
+  if (ranges.length === 0) return MISSING;
+  if (ranges.length > 1 && !edit.replaceAll) return { kind: 'ambiguous', lines: ranges.map((range) => lineOfOffset(file, range.from)) };
+  const text = withEol(edit.replace, file.eol);
+  return { kind: 'found', located: { splices: ranges.map((range) => ({ ...range, text })), line: lineOfOffset(file, ranges[0]!.from), tier } };
+}
+
+function locateInsert(file: TextFile, edit: InsertEdit, context: EditContext): Result<LocatedEdit> {
+  const count = lineCount(file);
+  const details = { path: context.path, hunkIndex: context.editIndex };
+  if (!Number.isInteger(edit.line) || edit.line < 0) {
+    return fail(engineError('parse_error', `Edit ${context.editIndex + 1} inserts after line ${edit.line}; use 0 (the top) or a line number.`, details));
+  }
+  if (edit.line > count) {
+    return fail(engineError('context_not_found', `Edit ${context.editIndex + 1} inserts after line ${edit.line}, but ${context.path} has ${count} line(s). Use a line from 0 (the top) to ${count} (the end).`, details));
+  }
+  const lines = toLines(edit.text);
+  // After a last line without a newline, the inserted lines need one before them.
+  const glue = edit.line === count && !file.finalNewline ? file.eol : '';
+  const text = lines.length === 0 ? '' : glue + joinLines(lines, file.eol);
+  const at = lineOffset(file, edit.line);
+  return ok({ splices: [{ from: at, to: at, text }], line: edit.line + 1, tier: 'exact' });
+}
+
+function ambiguous(target: Target, lines: readonly number[]): EngineError {
+  const { edit, context } = target;
+  const more = lines.length >= AMBIGUITY_SAMPLE ? ', …' : '';
+  const remedy = edit.relativeIndent ? 'Add surrounding lines to the SEARCH section' : 'Include more surrounding text in oldText, or set replaceAll';
+  const message = `${describe(edit, context)} matches at several places in ${context.path} (lines ${lines.join(', ')}${more}). ${remedy} so that it matches once.`;
+  return engineError('ambiguous_context', message, { path: context.path, hunkIndex: context.editIndex });
+}
+
+function notFound(target: Target): EngineError {
+  const { edit, context, index } = target;
+  const nearest = findNearestRegion(index, toLines(edit.search), 0);
+  const near = nearest ? ` The closest text starts at line ${nearest.line} (${Math.round(nearest.similarity * 100)}% of lines alike).` : '';
+  const message = `${describe(edit, context)} is not in ${context.path}.${near} Re-read the file and copy the text exactly.`;
+  return engineError('context_not_found', message, { path: context.path, hunkIndex: context.editIndex, nearest });
+}
+
+function describe(edit: ReplaceEdit, context: EditContext): string {
+  const number = context.editIndex + 1;
+  return edit.relativeIndent ? `The SEARCH text of block ${number}` : `The oldText of edit ${number}`;
+}
+
+/** Lines of text that ends with a newline, or would if it were not missing; '' has none. */
+function toLines(text: string): string[] {
+  if (text === '') return [];
+  return (text.endsWith('\n') ? text.slice(0, -1) : text).split('\n');
+}
+
+function joinLines(lines: readonly string[], eol: string): string {
+  return lines.map((line) => line + eol).join('');
+}
+
+function withEol(text: string, eol: string): string {
+  return eol === '\n' ? text : text.replaceAll('\n', eol);
+}
+
+/** Offset in the text where 0-based line `line` starts; the end of the text past the last line. */
+function lineOffset(file: TextFile, line: number): number {
+  return line < lineCount(file) ? file.starts[line]! : file.text.length;
+}
+
+/** 1-based line holding text offset `offset`. */
+function lineOfOffset(file: TextFile, offset: number): number {
+  return Math.max(1, lowerBound(file.starts, offset + 1));
+}

@@ -1,0 +1,79 @@
+/**
+ * Planning an `edit` file patch (SEARCH/REPLACE blocks, str_replace edits, inserts): the edits
+ * apply one after another on the running content, each located by editMatch.ts. Any edit that
+ * fails rejects the whole patch. The file keeps its BOM, line ending and final-newline state.
+ *
+ * A missing file may be created by a first edit whose search is empty (str_replace tools
+ * create files that way); its replacement is the new file's content, taken as given.
+ */
+import { engineError } from './errors.ts';
+import { locateEdit, type Splice } from './editMatch.ts';
+import { diffVersions } from './receiptDiff.ts';
+import { requireText, type Files } from './snapshots.ts';
+import { encodeText, indexText, type TextFile } from './text.ts';
+import type { LineTier } from './tiers.ts';
+import { fail, ok, type HunkReport, type PlannedFile, type Result, type TextEdit } from './types.ts';
+
+const BOM = '\uFEFF';
+
+interface StartingPoint {
+  readonly file: TextFile;
+  /** Index of the first edit still to apply (1 when edit 0 created the file). */
+  readonly first: number;
+  readonly created: boolean;
+}
+
+export function planEdit(path: string, edits: readonly TextEdit[], files: Files, tiers: readonly LineTier[]): Result<PlannedFile> {
+  const start = startingPoint(path, edits, files);
+  if (!start.ok) return start;
+  const { file: original, first, created } = start.value;
+  let current = original;
+  const reports: HunkReport[] = [];
+  for (let editIndex = first; editIndex < edits.length; editIndex++) {
+    const located = locateEdit(current, edits[editIndex]!, { path, editIndex, tiers });
+    if (!located.ok) return located;
+    current = applySplices(current, located.value.splices, original.finalNewline);
+    reports.push({ index: editIndex, line: located.value.line, tier: located.value.tier, offset: 0 });
+  }
+  const after = encodeText((current.bom ? BOM : '') + current.text);
+  if (created) {
+    return ok({ op: 'add', path, after, hunks: reports, diff: diffVersions('/dev/null', '', `b/${path}`, current.text), diagnostics: [] });
+  }
+  const diff = diffVersions(`a/${path}`, original.text, `b/${path}`, current.text);
+  return ok({ op: 'update', path, after, hunks: reports, diff, diagnostics: [] });
+}
+
+function startingPoint(path: string, edits: readonly TextEdit[], files: Files): Result<StartingPoint> {
+  const creation = edits[0];
+  if (creation?.kind !== 'replace' || creation.search !== '') {
+    const text = requireText(path, files);
+    return text.ok ? ok({ file: text.value, first: 0, created: false }) : text;
+  }
+  const snapshot = files.get(path);
+  if (snapshot?.kind === 'directory') return fail(engineError('already_exists', `${path} is a directory.`, { path }));
+  if (snapshot?.kind === 'file') {
+    return fail(engineError('parse_error', `Edit 1 has empty search text, but ${path} exists: insert lines with insertLine, or replace the whole file with a write.`, { path, hunkIndex: 0 }));
+  }
+  return ok({ file: indexText(creation.replace), first: 1, created: true });
+}
+
+/** The running content after `splices` (ascending, disjoint), with the final-newline state kept. */
+function applySplices(file: TextFile, splices: readonly Splice[], finalNewline: boolean): TextFile {
+  const parts: string[] = [];
+  let copied = 0;
+  for (const splice of splices) {
+    parts.push(file.text.slice(copied, splice.from), splice.text);
+    copied = splice.to;
+  }
+  parts.push(file.text.slice(copied));
+  const text = keepFinalNewline(parts.join(''), file.eol, finalNewline);
+  // The line ending stays the one the file had, whatever the edited text would now suggest.
+  return { ...indexText(text, file.bom), eol: file.eol };
+}
+
+function keepFinalNewline(text: string, eol: string, finalNewline: boolean): string {
+  if (text === '') return text;
+  if (!finalNewline && text.endsWith(eol)) return text.slice(0, -eol.length);
+  if (finalNewline && !text.endsWith('\n')) return text + eol;
+  return text;
+}

@@ -1,0 +1,24 @@
+/** The messages between the pool (main thread) and its workers: plain data both ways. */
+import type { FileSnapshot, ParsedPatch, PatchInput, PlanOptions } from '../engine/index.ts';
+
+/** Parse patch text or operations; the reply names the paths the plan will need. */
+export interface ParseTask {
+  readonly kind: 'parse';
+  readonly input: PatchInput;
+}
+
+/** Plan a parsed patch against the current files; new contents come back as transferred bytes. */
+export interface PlanTask {
+  readonly kind: 'plan';
+  readonly parsed: ParsedPatch;
+  readonly files: ReadonlyMap<string, FileSnapshot>;
+  readonly options: PlanOptions;
+}
+
+export type EngineTask = ParseTask | PlanTask;
+
+export interface ParseOutput {
+  readonly parsed: ParsedPatch;
+  /** The paths whose snapshots `plan` needs (`requiredPaths`). */
+  readonly paths: readonly string[];
+}

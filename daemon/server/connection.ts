@@ -1,0 +1,114 @@
+/**
+ * The JSON-RPC wiring of one client connection (the only import of `vscode-jsonrpc/node`):
+ * frames in, validated dispatch to the handlers, progress and responses out, failures turned
+ * into JSON-RPC errors, cancellation turned into an AbortSignal.
+ */
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import {
+  createMessageConnection, StreamMessageReader, StreamMessageWriter,
+  type CancellationToken, type Logger as RpcLogger, type MessageConnection, type MessageReader, type MessageWriter,
+} from 'vscode-jsonrpc/node';
+import { ExitNotification, FileReceiptProgress } from '../../protocol/index.ts';
+import { FrameGuardReader } from './frameGuard.ts';
+import { PatchdHandlers } from './handlers.ts';
+import { describeError, type Logger } from './logger.ts';
+import type { WorkspaceRegistry } from './registry.ts';
+import { createDispatch, type Dispatch } from './router.ts';
+import { toResponseError } from './rpcErrors.ts';
+
+export interface ConnectionOptions {
+  readonly input: NodeJS.ReadableStream;
+  readonly output: NodeJS.WritableStream;
+  readonly registry: WorkspaceRegistry;
+  readonly log: Logger;
+  /** The client sent `exit`. */
+  readonly onExit: () => void;
+}
+
+export interface ServerConnection {
+  /** Resolves once the input closed, requests already read were answered, and this session's workspaces were released. */
+  readonly closed: Promise<void>;
+  /** Stops serving (the `closed` promise still resolves). */
+  dispose(): void;
+}
+
+export function serveConnection(options: ConnectionOptions): ServerConnection {
+  const { log } = options;
+  const writer = new StreamMessageWriter(options.output);
+  const connection = createMessageConnection(guardedReader(options.input, writer, log), writer, rpcLogger(log));
+  const handlers = new PatchdHandlers({
+    registry: options.registry,
+    sessionId: randomUUID(),
+    log,
+    sendFileProgress: (token, value) => connection.sendProgress(FileReceiptProgress, token, value),
+  });
+  const inFlight = new Set<Promise<unknown>>();
+  routeRequests(connection, createDispatch(handlers), log, inFlight);
+  connection.onNotification(ExitNotification.type, () => options.onExit());
+  connection.onError(([error]) => log.warn('connection error', describeError(error)));
+  let ended!: () => void;
+  const closed = new Promise<void>((resolve) => (ended = resolve)).then(() => drain(inFlight)).then(() => handlers.dispose());
+  // A disposed connection fires no close event, so dispose ends the session itself.
+  connection.onClose(ended);
+  connection.listen();
+  const dispose = (): void => {
+    connection.dispose();
+    ended();
+  };
+  return { closed, dispose };
+}
+
+/** Reads frames, answering malformed ones itself (see `frameGuard.ts`). */
+function guardedReader(input: NodeJS.ReadableStream, writer: MessageWriter, log: Logger): MessageReader {
+  return new FrameGuardReader(new StreamMessageReader(input), (response) => {
+    writer.write(response).catch((error: unknown) => log.warn('could not answer a malformed frame', describeError(error)));
+  });
+}
+
+/** Every request goes through the validated dispatch; every failure through `rpcErrors.ts`. */
+function routeRequests(connection: MessageConnection, dispatch: Dispatch, log: Logger, inFlight: Set<Promise<unknown>>): void {
+  connection.onRequest((method, params, token) => {
+    const started = performance.now();
+    const work = dispatch(method, params, abortSignalOf(token))
+      .catch((error: unknown) => Promise.reject(toResponseError(error, log)))
+      .finally(() => {
+        inFlight.delete(work);
+        log.debug('request', { method, ms: Math.round(performance.now() - started) });
+      });
+    inFlight.add(work);
+    return work;
+  });
+}
+
+/**
+ * Waits until requests already received are answered. Input that ends right after its last
+ * frame (`printf … | patchd serve`) closes before vscode-jsonrpc has dispatched those frames
+ * (it does so a few event-loop turns later), so idle turns are counted too.
+ */
+async function drain(inFlight: ReadonlySet<Promise<unknown>>): Promise<void> {
+  for (let idleTurns = 0; idleTurns < 10; ) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (inFlight.size === 0) idleTurns += 1;
+    else {
+      idleTurns = 0;
+      await Promise.allSettled([...inFlight]);
+    }
+  }
+}
+
+function abortSignalOf(token: CancellationToken): AbortSignal {
+  const controller = new AbortController();
+  if (token.isCancellationRequested) controller.abort();
+  else token.onCancellationRequested(() => controller.abort());
+  return controller.signal;
+}
+
+function rpcLogger(log: Logger): RpcLogger {
+  return {
+    error: (message) => log.warn(message),
+    warn: (message) => log.warn(message),
+    info: (message) => log.debug(message),
+    log: (message) => log.debug(message),
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * Failures of a request itself (not of a patch): thrown by handlers, turned into JSON-RPC
+ * errors by `rpcErrors.ts`. A patch that cannot be applied is never one of these.
+ */
+import type { EngineError } from '../engine/index.ts';
+
+/** The `workspaceId` is not open (for this client). */
+export class UnknownWorkspaceError extends Error {
+  override readonly name = 'UnknownWorkspaceError';
+  readonly code = 'unknown_workspace';
+  constructor(readonly workspaceId: string) {
+    super(`No open workspace has id ${JSON.stringify(workspaceId)}; open it with workspace/open first.`);
+  }
+}
+
+/** The root given to `workspace/open` is not an existing directory. */
+export class BadRootError extends Error {
+  override readonly name = 'BadRootError';
+  readonly code = 'bad_root';
+}
+
+/** No handler for the method. */
+export class MethodNotFoundError extends Error {
+  override readonly name = 'MethodNotFoundError';
+  constructor(readonly method: string) {
+    super(`Unknown method ${JSON.stringify(method)}.`);
+  }
+}
+
+/** The client cancelled the request. */
+export class RequestCancelledError extends Error {
+  override readonly name = 'RequestCancelledError';
+  constructor() {
+    super('The request was cancelled.');
+  }
+}
+
+/** A request arrived after `shutdown`. */
+export class ShuttingDownError extends Error {
+  override readonly name = 'ShuttingDownError';
+  constructor(method: string) {
+    super(`The server is shutting down and no longer accepts ${method}.`);
+  }
+}
+
+/** `file/read` could not read the file; carries the engine-style error (code, hint, path). */
+export class FileRequestError extends Error {
+  override readonly name = 'FileRequestError';
+  constructor(readonly error: EngineError) {
+    super(error.message);
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * Open workspaces, shared by every session (client connection) of the daemon. The same root
+ * (after realpath) always maps to the same id; each session's opens are counted, and a
+ * workspace with its pool is closed when the last holder closes it or disconnects.
+ */
+import { randomUUID } from 'node:crypto';
+import { realpath, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { EnginePool } from '../pool/pool.ts';
+import type { Workspace } from '../workspace/workspace.ts';
+import { BadRootError, UnknownWorkspaceError } from './failures.ts';
+
+/** An open workspace and the pool that runs its engine work. */
+export interface OpenWorkspace {
+  readonly id: string;
+  readonly root: string;
+  readonly workspace: Workspace;
+  readonly pool: EnginePool;
+}
+
+export interface RegistryOptions {
+  readonly openWorkspace: (root: string) => Promise<Workspace>;
+  readonly createPool: () => EnginePool;
+}
+
+interface Entry extends OpenWorkspace {
+  /** The realpath the registry is keyed by. */
+  readonly key: string;
+  /** session id → how many times that session opened it. */
+  readonly holders: Map<string, number>;
+}
+
+export class WorkspaceRegistry {
+  readonly #options: RegistryOptions;
+  readonly #byId = new Map<string, Entry>();
+  readonly #byRoot = new Map<string, Promise<Entry>>();
+
+  constructor(options: RegistryOptions) {
+    this.#options = options;
+  }
+
+  /** Opens `root` for `sessionId`, or joins it when already open. */
+  async open(root: string, sessionId: string): Promise<OpenWorkspace> {
+    const key = await resolveRoot(root);
+    for (;;) {
+      const entry = await this.#entryFor(key);
+      // Closed by its last holder while we waited: open it afresh.
+      if (this.#byId.get(entry.id) !== entry) continue;
+      entry.holders.set(sessionId, (entry.holders.get(sessionId) ?? 0) + 1);
+      return entry;
+    }
+  }
+
+  /** The open workspace with this id. */
+  get(id: string): OpenWorkspace {
+    const entry = this.#byId.get(id);
+    if (entry === undefined) throw new UnknownWorkspaceError(id);
+    return entry;
+  }
+
+  /** Drops one of `sessionId`'s holds; closes the workspace when none is left. */
+  async close(id: string, sessionId: string): Promise<void> {
+    const entry = this.#byId.get(id);
+    const held = entry?.holders.get(sessionId) ?? 0;
+    if (entry === undefined || held === 0) throw new UnknownWorkspaceError(id);
+    if (held > 1) entry.holders.set(sessionId, held - 1);
+    else entry.holders.delete(sessionId);
+    if (entry.holders.size === 0) await this.#dispose(entry);
+  }
+
+  /** Drops every hold of a session that went away. */
+  async releaseSession(sessionId: string): Promise<void> {
+    const released = [...this.#byId.values()].filter((entry) => entry.holders.delete(sessionId));
+    await Promise.all(released.filter((entry) => entry.holders.size === 0).map((entry) => this.#dispose(entry)));
+  }
+
+  /** Closes every workspace and pool (daemon exit). */
+  async closeAll(): Promise<void> {
+    await Promise.allSettled([...this.#byRoot.values()]);
+    await Promise.all([...this.#byId.values()].map((entry) => this.#dispose(entry)));
+  }
+
+  #entryFor(key: string): Promise<Entry> {
+    let pending = this.#byRoot.get(key);
+    if (pending === undefined) {
+      pending = this.#create(key);
+      this.#byRoot.set(key, pending);
+      pending.catch(() => this.#byRoot.delete(key));
+    }
+    return pending;
+  }
+
+  async #create(key: string): Promise<Entry> {
+    const workspace = await this.#options.openWorkspace(key);
+    const pool = this.#options.createPool();
+    const entry: Entry = { id: `ws_${randomUUID()}`, key, root: workspace.root, workspace, pool, holders: new Map() };
+    this.#byId.set(entry.id, entry);
+    return entry;
+  }
+
+  async #dispose(entry: Entry): Promise<void> {
+    // Unregister first, synchronously, so a concurrent open of the same root starts afresh.
+    this.#byId.delete(entry.id);
+    this.#byRoot.delete(entry.key);
+    await Promise.allSettled([entry.pool.close(), entry.workspace.close()]);
+  }
+}
+
+/** The realpath of an existing directory, else `BadRootError`. */
+async function resolveRoot(root: string): Promise<string> {
+  try {
+    const real = await realpath(resolve(root));
+    if ((await stat(real)).isDirectory()) return real;
+  } catch {
+    // reported below
+  }
+  throw new BadRootError(`The workspace root ${JSON.stringify(root)} is not an existing directory.`);
+}

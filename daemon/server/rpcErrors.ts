@@ -1,0 +1,49 @@
+/**
+ * The one place failures become JSON-RPC errors. Invalid params, unknown workspaces and bad
+ * roots are -32602 (with `data.code`), unknown methods -32601, anything unexpected -32603 with
+ * a plain message — the stack goes to the log, never onto the wire.
+ */
+import { ResponseError } from 'vscode-jsonrpc';
+import { ZodError } from 'zod';
+import { RpcErrorCodes, type RpcErrorData } from '../../protocol/index.ts';
+import { TaskCancelledError } from '../pool/pool.ts';
+import {
+  FileRequestError, MethodNotFoundError, RequestCancelledError, ShuttingDownError, UnknownWorkspaceError,
+} from './failures.ts';
+import { describeError, type Logger } from './logger.ts';
+
+export function toResponseError(error: unknown, log: Logger): ResponseError<RpcErrorData | undefined> {
+  if (error instanceof ResponseError) return error as ResponseError<RpcErrorData | undefined>;
+  if (error instanceof ZodError) return invalidParams(`Invalid params: ${summarizeIssues(error)}`, { code: 'invalid_params', issues: issuesOf(error) });
+  if (error instanceof UnknownWorkspaceError) return invalidParams(error.message, { code: 'unknown_workspace' });
+  if (hasCode(error, 'bad_root')) return invalidParams(error.message, { code: 'bad_root' });
+  if (error instanceof FileRequestError) return fileError(error);
+  if (error instanceof MethodNotFoundError) return new ResponseError(RpcErrorCodes.MethodNotFound, error.message);
+  if (error instanceof RequestCancelledError || error instanceof TaskCancelledError) {
+    return new ResponseError(RpcErrorCodes.RequestCancelled, 'The request was cancelled.');
+  }
+  if (error instanceof ShuttingDownError) return new ResponseError(RpcErrorCodes.InvalidRequest, error.message, { code: 'shutting_down' });
+  log.error('internal error', describeError(error));
+  return new ResponseError(RpcErrorCodes.InternalError, 'Internal error in patchd; see the daemon log.');
+}
+
+function invalidParams(message: string, data: RpcErrorData): ResponseError<RpcErrorData> {
+  return new ResponseError(RpcErrorCodes.InvalidParams, message, data);
+}
+
+function fileError({ error }: FileRequestError): ResponseError<RpcErrorData> {
+  const data: RpcErrorData = { code: error.code, hint: error.hint, ...(error.path === undefined ? {} : { path: error.path }) };
+  return invalidParams(error.message, data);
+}
+
+function issuesOf(error: ZodError): { path: string; message: string }[] {
+  return error.issues.slice(0, 100).map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
+}
+
+function summarizeIssues(error: ZodError): string {
+  return issuesOf(error).slice(0, 5).map(({ path, message }) => (path === '' ? message : `${path}: ${message}`)).join('; ');
+}
+
+function hasCode(error: unknown, code: string): error is Error {
+  return error instanceof Error && (error as { code?: unknown }).code === code;
+}

@@ -1,0 +1,180 @@
+/**
+ * Committing a plan: turn its files into per-path effects, guard and re-read every path,
+ * check the disk still holds the snapshot the plan was made from, then run one atomic
+ * transaction (atomic: true) or one per file in plan order (atomic: false).
+ */
+import { randomUUID } from 'node:crypto';
+import { engineError, type EngineError } from '../engine/errors.ts';
+import { normalizePatchPath } from '../engine/paths.ts';
+import { fail, ok, type FileSnapshot, type Plan, type PlannedFile, type Result } from '../engine/types.ts';
+import type { WorkspaceContext } from './context.ts';
+import { tempPathFor } from './durable.ts';
+import { entryEquals, readGuardedEntries, type DiskEntry, type GuardedEntries } from './files.ts';
+import { runTransaction, type Step, type TransactionIds } from './transaction.ts';
+import { trashPathFor } from './trash.ts';
+
+export type CommitOutcome =
+  | { readonly status: 'applied'; readonly committed: readonly string[]; readonly createdDirs: readonly string[]; readonly transactionId: string }
+  | { readonly status: 'rejected'; readonly error: EngineError }
+  | { readonly status: 'partial'; readonly committed: readonly string[]; readonly error: EngineError; readonly createdDirs: readonly string[]; readonly transactionId: string };
+
+export interface CommitOptions {
+  readonly atomic: boolean;
+  /** What the plan was made from, keyed by path (normalised here); every path the plan touches must have one. */
+  readonly snapshots: ReadonlyMap<string, FileSnapshot>;
+  /** Names this commit's trash folder (e.g. the receipt's id): 1–64 of `A-Za-z0-9_-`. Generated when absent or unusable. */
+  readonly transactionId?: string | undefined;
+}
+
+/** What one plan file does to one path. A rename is two: write the new path, trash the old. */
+interface Effect {
+  readonly path: string;
+  readonly after: Uint8Array | null;
+  /** Path whose mode and owner the new content keeps. */
+  readonly ownerFrom: string;
+  readonly expects: 'free' | 'file';
+}
+
+export async function commitPlan(context: WorkspaceContext, plan: Plan, options: CommitOptions): Promise<CommitOutcome> {
+  const perFile = effectsOf(plan);
+  if (!perFile.ok) return { status: 'rejected', error: perFile.error };
+  const transactionId = usableTransactionId(options.transactionId);
+  const snapshots = normalizeKeys(options.snapshots);
+  if (!options.atomic) return commitFileByFile(context, perFile.value, snapshots, transactionId);
+  const effects = perFile.value.flatMap((file) => file.effects);
+  const created = await applyEffects(context, effects, snapshots, { transactionId, journalId: transactionId });
+  if (!created.ok) return { status: 'rejected', error: created.error };
+  return { status: 'applied', committed: perFile.value.map((file) => file.path), createdDirs: created.value, transactionId };
+}
+
+/** atomic: false — each file is its own transaction (a rename's two paths stay together); stop at the first failure. */
+async function commitFileByFile(
+  context: WorkspaceContext, perFile: readonly FileEffects[], snapshots: ReadonlyMap<string, FileSnapshot>, transactionId: string,
+): Promise<CommitOutcome> {
+  const committed: string[] = [];
+  const createdDirs: string[] = [];
+  for (const [index, file] of perFile.entries()) {
+    const created = await applyEffects(context, file.effects, snapshots, { transactionId, journalId: `${transactionId}.${index}` });
+    if (!created.ok) {
+      if (index === 0) return { status: 'rejected', error: created.error };
+      return { status: 'partial', committed, error: created.error, createdDirs, transactionId };
+    }
+    committed.push(file.path);
+    createdDirs.push(...created.value);
+  }
+  return { status: 'applied', committed, createdDirs, transactionId };
+}
+
+/** Snapshots keyed as the caller named the paths, re-keyed the way effects name them. */
+function normalizeKeys(snapshots: ReadonlyMap<string, FileSnapshot>): Map<string, FileSnapshot> {
+  const normalized = new Map<string, FileSnapshot>();
+  for (const [key, snapshot] of snapshots) {
+    const path = normalizePatchPath(key);
+    if (path.ok) normalized.set(path.value, snapshot);
+  }
+  return normalized;
+}
+
+function usableTransactionId(requested: string | undefined): string {
+  return requested !== undefined && /^[A-Za-z0-9_-]{1,64}$/.test(requested) ? requested : randomUUID();
+}
+
+interface FileEffects {
+  /** The plan file's path as given, for `committed`. */
+  readonly path: string;
+  readonly effects: readonly Effect[];
+}
+
+/** Effects per plan file; refuses a plan that touches one path twice. */
+function effectsOf(plan: Plan): Result<FileEffects[]> {
+  const perFile: FileEffects[] = [];
+  const seen = new Set<string>();
+  for (const file of plan.files) {
+    const effects = effectsOfFile(file);
+    if (!effects.ok) return effects;
+    for (const { path } of effects.value) {
+      if (seen.has(path)) return fail(engineError('duplicate_file_patch', `The plan changes ${path} more than once.`, { path }));
+      seen.add(path);
+    }
+    perFile.push({ path: file.path, effects: effects.value });
+  }
+  return ok(perFile);
+}
+
+function effectsOfFile(file: PlannedFile): Result<Effect[]> {
+  const target = normalizePatchPath(file.path);
+  if (!target.ok) return fail(target.error);
+  const path = target.value;
+  if (file.op === 'delete') return ok([{ path, after: null, ownerFrom: path, expects: 'file' }]);
+  if (file.after === null) return fail(engineError('parse_error', `The plan has no new content for ${path}.`, { path }));
+  if (file.op !== 'rename') return ok([{ path, after: file.after, ownerFrom: path, expects: file.op === 'add' ? 'free' : 'file' }]);
+  const source = normalizePatchPath(file.fromPath ?? '');
+  if (!source.ok) return fail(source.error);
+  return ok([
+    { path, after: file.after, ownerFrom: source.value, expects: 'free' },
+    { path: source.value, after: null, ownerFrom: source.value, expects: 'file' },
+  ]);
+}
+
+async function applyEffects(
+  context: WorkspaceContext, effects: readonly Effect[], snapshots: ReadonlyMap<string, FileSnapshot>, ids: TransactionIds,
+): Promise<Result<string[]>> {
+  const current = await readGuardedEntries(context.guard, effects.map((effect) => effect.path));
+  if (!current.ok) return current;
+  const unchanged = verifyUnchanged(effects.map((effect) => effect.path), snapshots, current.value);
+  if (!unchanged.ok) return unchanged;
+  const steps = stepsFor(context, effects, current.value, ids.transactionId);
+  if (!steps.ok) return steps;
+  return runTransaction(context, steps.value, ids);
+}
+
+/**
+ * The bytes on disk must still be the bytes the plan was made from; otherwise `stale_file`
+ * naming the first path that changed. (Re-planning on a stale file will hook in here.)
+ */
+export function verifyUnchanged(
+  paths: readonly string[], snapshots: ReadonlyMap<string, FileSnapshot>, current: ReadonlyMap<string, { readonly entry: DiskEntry }>,
+): Result<void> {
+  for (const path of paths) {
+    const snapshot = snapshots.get(path);
+    const entry = current.get(path)?.entry;
+    if (snapshot === undefined || entry === undefined) {
+      return fail(engineError('stale_file', `The plan was made without a snapshot of ${path}.`, { path }));
+    }
+    if (!entryEquals(entry, snapshot)) return fail(engineError('stale_file', `${path} changed on disk since the patch was planned.`, { path }));
+  }
+  return ok(undefined);
+}
+
+/** Pairs each effect with what is on disk, refusing ops that do not fit it. */
+function stepsFor(
+  context: WorkspaceContext, effects: readonly Effect[], current: GuardedEntries, transactionId: string,
+): Result<Step[]> {
+  const steps: Step[] = [];
+  for (const effect of effects) {
+    const found = current.get(effect.path);
+    if (found === undefined) return fail(engineError('stale_file', `${effect.path} was not read before commit.`, { path: effect.path }));
+    const misfit = checkFits(effect, found.entry);
+    if (misfit !== undefined) return fail(misfit);
+    const before = found.entry.kind === 'file' ? found.entry : null;
+    const source = current.get(effect.ownerFrom)?.entry;
+    steps.push({
+      path: effect.path,
+      absolute: found.absolute,
+      before,
+      after: effect.after,
+      owner: source?.kind === 'file' ? source.owner : undefined,
+      temp: effect.after === null ? null : tempPathFor(found.absolute),
+      trash: effect.after === null ? trashPathFor(context.stateDir, transactionId, effect.path) : null,
+    });
+  }
+  return ok(steps);
+}
+
+function checkFits(effect: Effect, entry: DiskEntry): EngineError | undefined {
+  const path = effect.path;
+  if (entry.kind === 'directory') return engineError('io_error', `${path} is a directory; patchd changes files only.`, { path });
+  if (effect.expects === 'free' && entry.kind === 'file') return engineError('already_exists', `${path} already exists.`, { path });
+  if (effect.expects === 'file' && entry.kind === 'missing') return engineError('not_found', `${path} does not exist.`, { path });
+  return undefined;
+}

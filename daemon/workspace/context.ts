@@ -1,0 +1,20 @@
+/** What the commit, rollback and recovery steps share for one workspace. */
+import type { DirectorySyncer } from './durable.ts';
+import type { PathGuard } from './guard.ts';
+import type { JournalStore } from './journal.ts';
+
+/** Fault injection for tests: runs before each rename of a commit; throwing aborts the commit (rolled back). */
+export interface CommitHooks {
+  readonly beforeRename?: ((index: number, path: string) => void | Promise<void>) | undefined;
+}
+
+export interface WorkspaceContext {
+  /** Real path of the workspace root. */
+  readonly root: string;
+  /** Where journals and trash live; outside the tree. */
+  readonly stateDir: string;
+  readonly guard: PathGuard;
+  readonly syncer: DirectorySyncer;
+  readonly journals: JournalStore;
+  readonly hooks: CommitHooks;
+}

@@ -1,0 +1,137 @@
+/** Durable writes: exclusive temp files fsynced before use, and coalesced directory fsyncs. */
+import { randomBytes } from 'node:crypto';
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import type { FileOwner } from './files.ts';
+import { hasErrorCode } from './ioErrors.ts';
+
+const TEMP_SUFFIX = '.patchd.tmp';
+/** Room for the dot, random part and suffix within the usual 255-byte name limit. */
+const MAX_NAME_IN_TEMP = 200;
+
+/** `.<name>.<random>.patchd.tmp`, beside `absolute` so the final rename stays on one filesystem. */
+export function tempPathFor(absolute: string): string {
+  const name = path.basename(absolute).slice(0, MAX_NAME_IN_TEMP);
+  return path.join(path.dirname(absolute), `.${name}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
+}
+
+/** Whether a bare file name is one `tempPathFor` could have produced (checked before recovery unlinks it). */
+export function isTempName(name: string): boolean {
+  return name.startsWith('.') && name.endsWith(TEMP_SUFFIX) && !name.includes('/');
+}
+
+const processUid = process.getuid?.();
+const processGid = process.getgid?.();
+// Read once: the only way to learn the umask is to (re)set it, which must not race with other writes.
+const umask = process.umask();
+
+/**
+ * Creates `file` (which must not exist), writes `bytes`, gives it `owner`'s mode (and, when we
+ * run as root, its uid/gid) and fsyncs. A new file without `owner` gets 0o644 less the umask.
+ * Each step is a thread-pool round trip, so the chmod/chown happen only when they change something.
+ */
+export async function writeDurably(file: string, bytes: Uint8Array, owner?: FileOwner): Promise<void> {
+  const handle = await open(file, 'wx', owner?.mode ?? 0o644);
+  try {
+    await handle.writeFile(bytes);
+    if (owner !== undefined) await applyOwner(handle, owner);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function applyOwner(handle: FileHandle, owner: FileOwner): Promise<void> {
+  const changesOwner = processUid === 0 && (owner.uid !== processUid || owner.gid !== processGid);
+  if (changesOwner) await handle.chown(owner.uid, owner.gid);
+  // After chown, which clears setuid/setgid bits; and whenever the umask stripped bits from the open mode.
+  if (changesOwner || (owner.mode & umask) !== 0 || owner.mode > 0o777) await handle.chmod(owner.mode);
+}
+
+/** Atomically replaces (or creates) `absolute` with `bytes` through a fsynced temp file. */
+export async function replaceDurably(absolute: string, bytes: Uint8Array, owner?: FileOwner): Promise<void> {
+  const temp = tempPathFor(absolute);
+  try {
+    await writeDurably(temp, bytes, owner);
+    await rename(temp, absolute);
+  } catch (error) {
+    await removeIfPresent(temp);
+    throw error;
+  }
+}
+
+export async function removeIfPresent(file: string): Promise<void> {
+  try {
+    await unlink(file);
+  } catch (error) {
+    if (!hasErrorCode(error, 'ENOENT', 'ENOTDIR')) throw error;
+  }
+}
+
+async function fsyncHandle(handle: FileHandle): Promise<void> {
+  try {
+    await handle.sync();
+  } catch (error) {
+    // Some filesystems cannot fsync a directory; their renames are as durable as they get.
+    if (!hasErrorCode(error, 'EINVAL', 'ENOTSUP')) throw error;
+  }
+}
+
+async function fsyncDirectory(directory: string): Promise<void> {
+  const handle = await open(directory, 'r');
+  try {
+    await fsyncHandle(handle);
+  } finally {
+    await handle.close();
+  }
+}
+
+interface SyncSlot {
+  running: Promise<void>;
+  queued: Promise<void> | undefined;
+}
+
+/**
+ * Group commit for directory fsyncs: a caller arriving while a directory's fsync runs shares
+ * the next one (which starts after its change, so it covers it) instead of queueing its own.
+ * Under many concurrent small commits to one directory this turns N fsyncs into about two.
+ */
+export class DirectorySyncer {
+  readonly #slots = new Map<string, SyncSlot>();
+  /** Directories we own (the journal dir) stay open: one round trip per fsync instead of three. */
+  readonly #pinned = new Map<string, FileHandle>();
+
+  async pin(directory: string): Promise<void> {
+    if (!this.#pinned.has(directory)) this.#pinned.set(directory, await open(directory, 'r'));
+  }
+
+  sync(directory: string): Promise<void> {
+    const slot = this.#slots.get(directory);
+    if (slot === undefined) return this.#begin(directory);
+    slot.queued ??= slot.running.catch(() => undefined).then(() => this.#begin(directory));
+    return slot.queued;
+  }
+
+  /** Closes pinned directories; call once no sync is pending. */
+  async close(): Promise<void> {
+    const handles = [...this.#pinned.values()];
+    this.#pinned.clear();
+    await Promise.all(handles.map((handle) => handle.close()));
+  }
+
+  #begin(directory: string): Promise<void> {
+    const pinned = this.#pinned.get(directory);
+    const running: Promise<void> = (pinned === undefined ? fsyncDirectory(directory) : fsyncHandle(pinned)).finally(() => {
+      const current = this.#slots.get(directory);
+      if (current?.running === running && current.queued === undefined) this.#slots.delete(directory);
+    });
+    const slot = this.#slots.get(directory);
+    if (slot === undefined) {
+      this.#slots.set(directory, { running, queued: undefined });
+    } else {
+      slot.running = running;
+      slot.queued = undefined;
+    }
+    return running;
+  }
+}

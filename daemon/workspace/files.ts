@@ -1,0 +1,129 @@
+/** Reading what is on disk at a guarded path, hashing, and the `version` strings of `file/read`. */
+import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import { engineError } from '../engine/errors.ts';
+import { LIMITS } from '../engine/limits.ts';
+import { fail, ok, type FileSnapshot, type Result } from '../engine/types.ts';
+import type { PathGuard } from './guard.ts';
+import { errorFromFs, hasErrorCode } from './ioErrors.ts';
+
+/** Permission bits and owner of a file, kept when its content is replaced. */
+export interface FileOwner {
+  readonly mode: number;
+  readonly uid: number;
+  readonly gid: number;
+}
+
+/** A snapshot plus what a rewrite must keep. */
+export type DiskEntry =
+  | { readonly kind: 'file'; readonly bytes: Uint8Array; readonly owner: FileOwner }
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'directory' };
+
+export function sha256Hex(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/**
+ * A file's `version` as `file/read` returns it: `sha256:` and the first 16 hex digits of its
+ * content's sha256. Derived from content only, so equal bytes give equal versions on any daemon.
+ */
+export function versionFromSha256(sha256: string): string {
+  return `sha256:${sha256.slice(0, 16)}`;
+}
+
+// O_NOFOLLOW closes the gap between the guard's lstat and the open; O_NONBLOCK keeps a FIFO from hanging us.
+const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+/** Reads a path the guard has passed: file bytes with owner, missing, or directory. */
+export async function readDiskEntry(absolute: string, path: string): Promise<Result<DiskEntry>> {
+  let handle: FileHandle;
+  try {
+    handle = await open(absolute, READ_FLAGS);
+  } catch (error) {
+    if (hasErrorCode(error, 'ENOENT', 'ENOTDIR')) return ok({ kind: 'missing' });
+    return fail(errorFromFs(error, path, 'open'));
+  }
+  try {
+    return await readOpenFile(handle, path);
+  } catch (error) {
+    return fail(errorFromFs(error, path, 'read'));
+  } finally {
+    await handle.close();
+  }
+}
+
+async function readOpenFile(handle: FileHandle, path: string): Promise<Result<DiskEntry>> {
+  const stats = await handle.stat();
+  if (stats.isDirectory()) return ok({ kind: 'directory' });
+  if (!stats.isFile()) return fail(engineError('permission_denied', `${path} is not a regular file.`, { path }));
+  const tooLarge = checkSize(stats.size, path);
+  if (tooLarge !== undefined) return tooLarge;
+  const bytes = await readAll(handle, stats.size);
+  // The file may have grown between stat and read.
+  return checkSize(bytes.length, path) ?? ok({ kind: 'file', bytes, owner: { mode: stats.mode & 0o7777, uid: stats.uid, gid: stats.gid } });
+}
+
+/** One read for the usual case (size as stat said); a file that changed size meanwhile is read to its end. */
+async function readAll(handle: FileHandle, size: number): Promise<Uint8Array> {
+  const buffer = Buffer.allocUnsafeSlow(size + 1); // not pooled: a snapshot must not share (or clone) the 8 KiB pool
+  const { bytesRead } = await handle.read(buffer, 0, size + 1, 0);
+  if (bytesRead === size) return buffer.subarray(0, size);
+  return handle.readFile();
+}
+
+function checkSize(size: number, path: string): Result<never> | undefined {
+  if (size <= LIMITS.maxFileBytes) return undefined;
+  const limit = { name: 'maxFileBytes', max: LIMITS.maxFileBytes, actual: size };
+  return fail(engineError('limit_exceeded', `${path} is ${size} bytes; at most ${LIMITS.maxFileBytes} are accepted.`, { path, limit }));
+}
+
+export type GuardedEntries = Map<string, { readonly absolute: string; readonly entry: DiskEntry }>;
+
+/** Guards every path first (nothing is read if one is refused), then reads them all; keyed by normalised path. */
+export async function readGuardedEntries(guard: PathGuard, paths: readonly string[]): Promise<Result<GuardedEntries>> {
+  const targets: { path: string; absolute: string }[] = [];
+  for (const guarded of paths.map((path) => guard.check(path))) {
+    if (!guarded.ok) return guarded;
+    targets.push(guarded.value);
+  }
+  const reads = await Promise.all(targets.map(async (target) => ({ target, entry: await readDiskEntry(target.absolute, target.path) })));
+  const entries: GuardedEntries = new Map();
+  for (const { target, entry } of reads) {
+    if (!entry.ok) return entry;
+    entries.set(target.path, { absolute: target.absolute, entry: entry.value });
+  }
+  return ok(entries);
+}
+
+/** The engine's view of an entry: bytes only. */
+export function toSnapshot(entry: DiskEntry): FileSnapshot {
+  return entry.kind === 'file' ? { kind: 'file', bytes: entry.bytes } : entry;
+}
+
+/** True when the entry is exactly `expected`: same kind and, for files, the same bytes. */
+export function entryEquals(entry: DiskEntry, expected: FileSnapshot): boolean {
+  if (entry.kind !== expected.kind) return false;
+  if (entry.kind !== 'file' || expected.kind !== 'file') return true;
+  return bytesEqual(entry.bytes, expected.bytes);
+}
+
+export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * Decodes a text file for `file/read`, by the engine's rule (NUL or invalid UTF-8 is binary).
+ * A BOM is kept in the string, so the content re-encodes to exactly the hashed bytes.
+ */
+export function decodeUtf8Text(bytes: Uint8Array): string | undefined {
+  if (bytes.includes(0)) return undefined;
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}

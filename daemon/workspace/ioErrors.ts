@@ -1,0 +1,50 @@
+/** Turning Node filesystem errors into typed engine errors, and the one exception type a commit step throws. */
+import { engineError, type EngineError } from '../engine/errors.ts';
+
+/** True when `error` is a Node system error with one of `codes` (e.g. `ENOENT`). */
+export function hasErrorCode(error: unknown, ...codes: readonly string[]): boolean {
+  if (!(error instanceof Error) || !('code' in error)) return false;
+  return typeof error.code === 'string' && codes.includes(error.code);
+}
+
+function errorCodeOf(error: unknown): string {
+  if (error instanceof Error && 'code' in error && typeof error.code === 'string') return error.code;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Maps a filesystem failure on workspace path `path` to an engine error. Messages name the
+ * workspace-relative path and the errno code only: absolute paths (state dir, root) stay private.
+ */
+export function errorFromFs(error: unknown, path: string, action: string): EngineError {
+  if (error instanceof CommitStepError) return error.error;
+  const code = errorCodeOf(error);
+  const message = `Could not ${action} ${path}: ${code}.`;
+  if (hasErrorCode(error, 'ENOENT')) return engineError('not_found', message, { path });
+  if (hasErrorCode(error, 'EACCES', 'EPERM', 'EROFS', 'ELOOP')) return engineError('permission_denied', message, { path });
+  return engineError('io_error', message, { path });
+}
+
+/** Thrown inside a commit to abort it with a ready-made engine error; caught at the commit boundary. */
+export class CommitStepError extends Error {
+  constructor(readonly error: EngineError) {
+    super(error.message);
+  }
+}
+
+/** Runs one filesystem step of a commit, turning any failure into a `CommitStepError` naming `path`. */
+export async function attempt<T>(path: string, action: string, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    throw new CommitStepError(errorFromFs(error, path, action));
+  }
+}
+
+/** Awaits every promise (so no work is still running afterwards), then throws the first failure. */
+export async function settleAll<T>(promises: readonly Promise<T>[]): Promise<T[]> {
+  const results = await Promise.allSettled(promises);
+  const failure = results.find((result) => result.status === 'rejected');
+  if (failure !== undefined) throw failure.reason;
+  return results.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+}

@@ -1,0 +1,197 @@
+/**
+ * One atomic unit of a commit (DESIGN, Durability): write the intent journal, then stage every
+ * new content as a fsynced temp beside its target while the journal is fsynced; rename in order
+ * (re-guarding each path first); fsync the touched directories; drop the journal. Any failure
+ * rolls the tree back to the pre-image held in the journal.
+ */
+import { lstat, mkdir, rename } from 'node:fs/promises';
+import path from 'node:path';
+import { engineError, type EngineError } from '../engine/errors.ts';
+import { fail, ok, type Result } from '../engine/types.ts';
+import type { WorkspaceContext } from './context.ts';
+import { writeDurably } from './durable.ts';
+import { sha256Hex, type DiskEntry, type FileOwner } from './files.ts';
+import { CommitStepError, attempt, hasErrorCode, settleAll } from './ioErrors.ts';
+import { encodeJournal, type Journal, type JournalEntryInput, type PendingJournal } from './journal.ts';
+import { rollBack } from './recovery.ts';
+import { moveToTrash, prepareTrashSlot } from './trash.ts';
+
+/** One path a commit changes: new content through `temp`, or moved to `trash`. */
+export interface Step {
+  readonly path: string;
+  readonly absolute: string;
+  /** What is on disk now (verified against the plan's snapshot); null when the path is free. */
+  readonly before: Extract<DiskEntry, { kind: 'file' }> | null;
+  readonly after: Uint8Array | null;
+  /** Mode and owner the new content takes (the replaced file's, or a rename's source's). */
+  readonly owner: FileOwner | undefined;
+  readonly temp: string | null;
+  readonly trash: string | null;
+}
+
+export interface TransactionIds {
+  /** Names the trash folder and the journal record. */
+  readonly transactionId: string;
+  /** Names the journal file; distinct per unit when one patch commits file by file. */
+  readonly journalId: string;
+}
+
+/** Runs the steps as one unit: all applied, or none (rolled back). Returns the directories it created. */
+export async function runTransaction(context: WorkspaceContext, steps: readonly Step[], ids: TransactionIds): Promise<Result<string[]>> {
+  if (steps.length === 0) return ok([]);
+  let directories: string[];
+  try {
+    directories = await missingDirectories(context, steps);
+  } catch (error) {
+    return fail(toEngineError(error));
+  }
+  const { journal, chunks } = encodeJournal(ids.transactionId, context.root, steps.map(journalEntryOf), directories);
+  let pending: PendingJournal;
+  try {
+    pending = await context.journals.begin(ids.journalId, chunks, needsDurableJournal(steps));
+  } catch (error) {
+    return fail(journalFailure(error));
+  }
+  const created: string[] = [];
+  try {
+    const journalDurable = pending.durable.catch((error: unknown) => {
+      throw new CommitStepError(journalFailure(error));
+    });
+    await settleAll([journalDurable, stage(context, steps, directories, created)]);
+    await renameInOrder(context, steps);
+    await syncParents(context, steps, created);
+  } catch (error) {
+    return fail(await abandon(context, journal, pending.file, toEngineError(error)));
+  }
+  await dropJournal(context, pending.file);
+  return ok(created);
+}
+
+/**
+ * A one-step commit is a single rename, atomic by itself: after a power loss the tree holds the
+ * pre-image or the post-image whatever became of the journal, which then only spares us a stray
+ * temp file. So only multi-step commits pay for fsyncing their journal.
+ */
+function needsDurableJournal(steps: readonly Step[]): boolean {
+  return steps.length > 1;
+}
+
+function journalEntryOf(step: Step): JournalEntryInput {
+  return {
+    path: step.path,
+    tempName: step.temp === null ? null : path.basename(step.temp),
+    trashed: step.trash !== null,
+    before: step.before === null ? null : { bytes: step.before.bytes, owner: step.before.owner },
+    afterSha256: step.after === null ? null : sha256Hex(step.after),
+  };
+}
+
+/** Parent directories that targets lack, workspace-relative, parents first. */
+async function missingDirectories(context: WorkspaceContext, steps: readonly Step[]): Promise<string[]> {
+  const missing = new Set<string>();
+  for (const step of steps) {
+    if (step.after === null) continue;
+    for (let dir = path.posix.dirname(step.path); dir !== '.' && !missing.has(dir); dir = path.posix.dirname(dir)) {
+      if (await exists(path.join(context.root, dir))) break;
+      missing.add(dir);
+    }
+  }
+  return [...missing].sort((a, b) => a.split('/').length - b.split('/').length);
+}
+
+async function exists(absolute: string): Promise<boolean> {
+  try {
+    await lstat(absolute);
+    return true;
+  } catch (error) {
+    if (hasErrorCode(error, 'ENOENT', 'ENOTDIR')) return false;
+    throw error;
+  }
+}
+
+async function stage(context: WorkspaceContext, steps: readonly Step[], directories: readonly string[], created: string[]): Promise<void> {
+  await createDirectories(context, directories, created);
+  // A directory just created could have been swapped for a link before we write into it.
+  steps.forEach((step) => reguard(context, step.path));
+  await settleAll(steps.map((step) => stageStep(step)));
+}
+
+async function createDirectories(context: WorkspaceContext, directories: readonly string[], created: string[]): Promise<void> {
+  for (const directory of directories) {
+    await attempt(directory, 'create directory', async () => {
+      try {
+        await mkdir(path.join(context.root, directory));
+        created.push(directory);
+      } catch (error) {
+        if (!hasErrorCode(error, 'EEXIST')) throw error;
+      }
+    });
+  }
+}
+
+async function stageStep(step: Step): Promise<void> {
+  const { temp, trash, after } = step;
+  if (temp !== null && after !== null) await attempt(step.path, 'stage new content for', () => writeDurably(temp, after, step.owner));
+  if (trash !== null) await attempt(step.path, 'prepare the trash for', () => prepareTrashSlot(trash));
+}
+
+function reguard(context: WorkspaceContext, relative: string): void {
+  const guarded = context.guard.check(relative);
+  if (!guarded.ok) throw new CommitStepError(guarded.error);
+}
+
+async function renameInOrder(context: WorkspaceContext, steps: readonly Step[]): Promise<void> {
+  for (const [index, step] of steps.entries()) {
+    await context.hooks.beforeRename?.(index, step.path);
+    reguard(context, step.path);
+    const { temp, trash, before } = step;
+    if (temp !== null) await attempt(step.path, 'rename new content onto', () => rename(temp, step.absolute));
+    else if (trash !== null && before !== null) await attempt(step.path, 'move to trash', () => moveToTrash(step.absolute, trash, before.bytes));
+  }
+}
+
+async function syncParents(context: WorkspaceContext, steps: readonly Step[], created: readonly string[]): Promise<void> {
+  const parents = new Set<string>();
+  for (const step of steps) {
+    parents.add(path.dirname(step.absolute));
+    if (step.trash !== null) parents.add(path.dirname(step.trash));
+  }
+  for (const directory of created) parents.add(path.dirname(path.join(context.root, directory)));
+  await settleAll([...parents].map((parent) => attempt(parent, 'fsync directory', () => context.syncer.sync(parent))));
+}
+
+/** Rolls back after a failure and returns the error to report; keeps the journal when rollback cannot finish. */
+async function abandon(context: WorkspaceContext, journal: Journal, file: string, cause: EngineError): Promise<EngineError> {
+  try {
+    const report = await rollBack(context, journal);
+    if (report.conflicts.length === 0) {
+      await context.journals.remove(file);
+      return cause;
+    }
+    await context.journals.setAside(file);
+    const message = `${cause.message} Rolled back, except ${report.conflicts.join(', ')}, which changed meanwhile and were left as found.`;
+    return engineError(cause.code, message, { path: cause.path });
+  } catch (error) {
+    await context.journals.orphan(file).catch(() => undefined);
+    const message = `${cause.message} Rolling back also failed (${toEngineError(error).message}); it will finish when the workspace is next opened.`;
+    return engineError('io_error', message, { path: cause.path });
+  }
+}
+
+/**
+ * The post-image is durable, so the commit stands even if its journal cannot be removed (an
+ * unusable state dir); recovery would then undo it on the next open, and report that.
+ */
+async function dropJournal(context: WorkspaceContext, file: string): Promise<void> {
+  await context.journals.remove(file).catch(() => undefined);
+}
+
+function journalFailure(error: unknown): EngineError {
+  const code = error instanceof Error && 'code' in error ? String(error.code) : String(error);
+  return engineError('io_error', `Could not write the commit journal: ${code}.`);
+}
+
+function toEngineError(error: unknown): EngineError {
+  if (error instanceof CommitStepError) return error.error;
+  return engineError('io_error', `The commit failed: ${error instanceof Error ? error.message : String(error)}.`);
+}

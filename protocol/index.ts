@@ -1,0 +1,26 @@
+/**
+ * patchd wire contract, version 1: every method and notification with its zod schemas and its
+ * vscode-jsonrpc message type, the receipt shapes, and the error codes with their hints.
+ * Imported by both the daemon and the client; nothing else declares these shapes.
+ *
+ * | method            | params                 | result                |
+ * | ----------------- | ---------------------- | --------------------- |
+ * | `initialize`      | `InitializeParams`     | `InitializeResult`    |
+ * | `workspace/open`  | `OpenWorkspaceParams`  | `OpenWorkspaceResult` |
+ * | `workspace/close` | `CloseWorkspaceParams` | `null`                |
+ * | `patch/apply`     | `ApplyParams`          | `Receipt`             |
+ * | `file/read`       | `ReadFileParams`       | `ReadFileResult`      |
+ * | `shutdown`        | —                      | `null`                |
+ *
+ * Notifications: `exit` (client → daemon), `$/progress` with a `FileReceipt` and
+ * `file/changed` (daemon → client).
+ */
+export * from './define.ts';
+export * from './errors.ts';
+export * from './formats.ts';
+export * from './lifecycle.ts';
+export * from './workspace.ts';
+export * from './patch.ts';
+export * from './file.ts';
+export * from './receipt.ts';
+

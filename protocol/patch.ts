@@ -1,0 +1,118 @@
+/**
+ * Patches: `patch/apply` and the `$/progress` stream of per-file receipts.
+ */
+import { ProgressType } from 'vscode-jsonrpc';
+import { z } from 'zod';
+import { defineNotification, defineRequest } from './define.ts';
+import { FormatNameSchema } from './formats.ts';
+import { FileReceiptSchema, ReceiptSchema, type FileReceipt } from './receipt.ts';
+import { MAX_PATH_CHARS, WorkspaceIdSchema } from './workspace.ts';
+
+/** Most V4A operations one call may carry. */
+export const MAX_OPERATIONS = 2000;
+/** Most entries in `expectedSha256ByPath` or `baseVersions`. */
+export const MAX_PRECONDITIONS = 2000;
+
+const PathSchema = z.string().max(MAX_PATH_CHARS);
+
+/** One OpenAI V4A operation; `diff` is omitted for `delete_file`. */
+export const V4AOperationSchema = z.object({
+  type: z.enum(['create_file', 'update_file', 'delete_file']),
+  path: PathSchema,
+  diff: z.string().optional(),
+});
+
+/** A str_replace-style edit: replace `oldText` (once, or everywhere with `replaceAll`) by `newText`. */
+export const ReplaceEditSchema = z.strictObject({
+  path: PathSchema,
+  oldText: z.string(),
+  newText: z.string(),
+  replaceAll: z.boolean().optional(),
+});
+
+/** Insert `text` after 1-based line `insertLine` (0 = at the top). */
+export const InsertEditSchema = z.strictObject({
+  path: PathSchema,
+  insertLine: z.number().int().min(0),
+  text: z.string(),
+});
+
+/**
+ * A whole-file write: creates the file, or replaces it when `expectedSha256` (its current
+ * content's hash) is given — so a stale write can never clobber newer bytes.
+ */
+export const WriteFileSchema = z.strictObject({
+  path: PathSchema,
+  content: z.string(),
+  expectedSha256: z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lowercase hex digits').optional(),
+});
+
+/** One structured edit (format `edits`). */
+export const StructuredEditSchema = z.union([ReplaceEditSchema, InsertEditSchema, WriteFileSchema]);
+
+/** `$/progress` token: any string or number the client picks. */
+export const ProgressTokenSchema = z.union([z.string().max(200), z.number()]);
+
+const capped = <T extends z.ZodType>(values: T) =>
+  z.record(PathSchema, values).refine((record) => Object.keys(record).length <= MAX_PRECONDITIONS, {
+    message: `at most ${MAX_PRECONDITIONS} entries`,
+  });
+
+/** Params of `patch/apply`. Exactly one of `patch`, `operations` and `edits` is required. */
+export const ApplyParamsSchema = z
+  .object({
+    workspaceId: WorkspaceIdSchema,
+    /**
+     * Patch text in any accepted dialect: unified / git diff, `*** Begin Patch` envelope, Aider
+     * SEARCH/REPLACE blocks, or an `apply_patch <<'EOF'` shell command.
+     */
+    patch: z.string().optional(),
+    /** V4A operations, instead of `patch`. */
+    operations: z.array(V4AOperationSchema).max(MAX_OPERATIONS).optional(),
+    /** Structured edits and whole-file writes, instead of `patch`. */
+    edits: z.array(StructuredEditSchema).max(MAX_OPERATIONS).optional(),
+    /** Dialect of the patch; `auto` (the default) detects it. */
+    format: FormatNameSchema.optional(),
+    /** Compute everything, write nothing (`status: "dry_run"`). */
+    dryRun: z.boolean().optional(),
+    /** All files or none (the default, `true`); `false` applies in order and may end `partial`. */
+    atomic: z.boolean().optional(),
+    /** `exact` turns off the whitespace and punctuation tolerance tiers. */
+    fuzz: z.enum(['default', 'exact']).optional(),
+    /** Pre-images the caller asserts: path → lowercase sha256, or `""` for "must not exist". */
+    expectedSha256ByPath: capped(z.string().regex(/^([0-9a-f]{64})?$/, 'expected 64 lowercase hex digits or ""')).optional(),
+    /** Pre-images as `file/read` versions: path → version. */
+    baseVersions: capped(z.string().max(200)).optional(),
+    /** When given, each file receipt is also sent as `$/progress {token, value}` before the response. */
+    partialResultToken: ProgressTokenSchema.optional(),
+  })
+  .refine((params) => [params.patch, params.operations, params.edits].filter((input) => input !== undefined).length === 1, {
+    message: 'send exactly one of `patch`, `operations` and `edits`',
+    path: ['patch'],
+  });
+
+export type V4AOperation = z.infer<typeof V4AOperationSchema>;
+export type StructuredEdit = z.infer<typeof StructuredEditSchema>;
+export type ProgressToken = z.infer<typeof ProgressTokenSchema>;
+export type ApplyParams = z.infer<typeof ApplyParamsSchema>;
+
+/**
+ * `patch/apply`: parse, match and (unless `dryRun`) commit a patch; the result is a
+ * {@link ReceiptSchema Receipt}. A patch that cannot be applied is a receipt with
+ * `status: "rejected"`, never a JSON-RPC error.
+ */
+export const ApplyPatchRequest = defineRequest('patch/apply', ApplyParamsSchema, ReceiptSchema);
+
+/** The per-file progress stream of `patch/apply`, for `connection.sendProgress` / `onProgress`. */
+export const FileReceiptProgress = new ProgressType<FileReceipt>();
+
+/** Params of a `$/progress` notification carrying a file receipt. */
+export const FileProgressParamsSchema = z.object({
+  token: ProgressTokenSchema,
+  value: FileReceiptSchema,
+});
+
+export type FileProgressParams = z.infer<typeof FileProgressParamsSchema>;
+
+/** `$/progress`: one {@link FileReceiptSchema FileReceipt} of a running `patch/apply`. */
+export const FileProgressNotification = defineNotification('$/progress', FileProgressParamsSchema);

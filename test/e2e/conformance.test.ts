@@ -1,0 +1,52 @@
+/**
+ * The conformance corpus over the wire: every case the engine passes in memory must also pass
+ * through a spawned daemon, its worker pool and the real workspace (one workspace, reset
+ * between cases).
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { PatchClient, type FormatName, type Receipt, type Workspace } from '../../client/index.ts';
+import { assertOutcome } from '../helpers/conformance.ts';
+import { findCorpus, loadSuite, readTree, restoreLostDeleteTargets, SUITES, type CorpusCase } from '../helpers/corpus.ts';
+import { createTempTree, writeFiles, type TempTree } from '../helpers/tempTree.ts';
+
+const corpus = findCorpus();
+
+describe('conformance over the wire', { skip: corpus === undefined ? 'no conformance corpus beside this checkout' : false }, () => {
+  let client: PatchClient;
+  let tree: TempTree;
+  let workspace: Workspace;
+  before(async () => {
+    tree = createTempTree();
+    client = await PatchClient.spawn();
+    workspace = await client.openWorkspace(tree.root);
+  });
+  after(async () => {
+    await client.close();
+    tree[Symbol.dispose]();
+  });
+
+  for (const suite of corpus === undefined ? [] : SUITES) {
+    for (const conformanceCase of loadSuite(corpus!, suite)) {
+      test(`${suite}/${conformanceCase.id}`, async () => {
+        restoreLostDeleteTargets(conformanceCase);
+        resetTree(tree.root, conformanceCase.input);
+        const receipt = await applyCase(workspace, conformanceCase);
+        assertOutcome(conformanceCase, { tree: readTree(tree.root), error: receipt.status === 'rejected' ? receipt.error : undefined });
+        if (receipt.status !== 'rejected') assert.equal(receipt.status, 'applied');
+      });
+    }
+  }
+});
+
+function applyCase(workspace: Workspace, conformanceCase: CorpusCase): Promise<Receipt> {
+  const format = conformanceCase.format as FormatName;
+  return workspace.apply(conformanceCase.operations ?? conformanceCase.patch ?? '', { format });
+}
+
+function resetTree(root: string, files: ReadonlyMap<string, Uint8Array>): void {
+  for (const name of readdirSync(root)) rmSync(join(root, name), { recursive: true, force: true });
+  writeFiles(root, Object.fromEntries(files));
+}

@@ -1,0 +1,116 @@
+/** Lifecycle end to end: initialize, workspaces shared by root, shutdown, stdin closing, a killed daemon. */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { DaemonExitedError, FORMATS, PatchClient, RpcError } from '../../client/index.ts';
+import { RawDaemon } from '../helpers/rawDaemon.ts';
+import { createTempTree } from '../helpers/tempTree.ts';
+
+describe('lifecycle', () => {
+  test('initialize reports the server, protocol version 1 and every format but auto', async () => {
+    const daemon = new RawDaemon();
+    const reply = await daemon.request(1, 'initialize', { clientInfo: { name: 'test' } });
+    const result = reply.result as { serverInfo: { name: string; version: string }; protocolVersion: number; formats: string[] };
+    assert.equal(result.serverInfo.name, 'patchd');
+    assert.match(result.serverInfo.version, /^\d+\.\d+\.\d+/);
+    assert.equal(result.protocolVersion, 1);
+    assert.ok(!result.formats.includes('auto'));
+    assert.deepEqual(result.formats, [...FORMATS]);
+    daemon.child.stdin.end();
+    assert.deepEqual(await daemon.exited, { code: 0, signal: null });
+  });
+
+  test('opening a root again (any spelling) gives the same id; it lives until its last open is closed', async () => {
+    using tree = createTempTree({ 'a.txt': 'a\n' });
+    const daemon = new RawDaemon();
+    const first = await daemon.request(1, 'workspace/open', { root: tree.root });
+    const again = await daemon.request(2, 'workspace/open', { root: `${tree.root}/./` });
+    const { workspaceId, root } = first.result as { workspaceId: string; root: string };
+    assert.equal(root, tree.root);
+    assert.equal((again.result as { workspaceId: string }).workspaceId, workspaceId);
+    assert.equal((await daemon.request(3, 'workspace/close', { workspaceId })).result, null);
+    const stillOpen = await daemon.request(4, 'file/read', { workspaceId, path: 'a.txt' });
+    assert.equal((stillOpen.result as { content: string }).content, 'a\n');
+    await daemon.request(5, 'workspace/close', { workspaceId });
+    const gone = await daemon.request(6, 'file/read', { workspaceId, path: 'a.txt' });
+    assert.equal(gone.error?.code, -32602);
+    assert.equal(gone.error?.data?.code, 'unknown_workspace');
+    daemon.child.stdin.end();
+    assert.equal((await daemon.exited).code, 0);
+  });
+
+  test('through the client: same id for the same root; close() ends the daemon and later calls fail', async () => {
+    using tree = createTempTree({ 'a.txt': 'a\n' });
+    const client = await PatchClient.spawn();
+    const pid = client.pid;
+    assert.ok(pid !== undefined);
+    const one = await client.openWorkspace(tree.root);
+    const two = await client.openWorkspace(tree.root);
+    assert.equal(one.id, two.id);
+    await one.close();
+    assert.equal((await two.read('a.txt')).content, 'a\n');
+    await client.close();
+    assert.equal(client.closed, true);
+    assert.throws(() => process.kill(pid, 0), { code: 'ESRCH' });
+    await assert.rejects(two.read('a.txt'), { name: 'ConnectionClosedError' });
+  });
+
+  test('a bad root is -32602 with data.code bad_root', async () => {
+    await using client = await PatchClient.spawn();
+    await assert.rejects(client.openWorkspace('/definitely/not/here'), (error: unknown) => {
+      assert.ok(error instanceof RpcError);
+      assert.equal(error.code, -32602);
+      assert.equal(error.data?.code, 'bad_root');
+      return true;
+    });
+  });
+
+  test('shutdown replies null, later requests are refused, exit ends the process with 0', async () => {
+    const daemon = new RawDaemon();
+    assert.equal((await daemon.request(1, 'shutdown')).result, null);
+    const refused = await daemon.request(2, 'initialize', {});
+    assert.equal(refused.error?.code, -32600);
+    daemon.send({ jsonrpc: '2.0', method: 'exit' });
+    assert.deepEqual(await daemon.exited, { code: 0, signal: null });
+  });
+
+  test('closing stdin exits 0, also with a workspace (and its worker pool) open', async () => {
+    using tree = createTempTree({ 'a.txt': 'a\n' });
+    const daemon = new RawDaemon();
+    const opened = await daemon.request(1, 'workspace/open', { root: tree.root });
+    const { workspaceId } = opened.result as { workspaceId: string };
+    const patch = '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n';
+    const applied = await daemon.request(2, 'patch/apply', { workspaceId, patch });
+    assert.equal((applied.result as { status: string }).status, 'applied');
+    daemon.child.stdin.end();
+    assert.deepEqual(await daemon.exited, { code: 0, signal: null });
+  });
+
+  test('input that ends right after its last frame still gets every answer, then exit 0', async () => {
+    using tree = createTempTree({ 'a.txt': 'a\n' });
+    const daemon = new RawDaemon();
+    daemon.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} });
+    daemon.send({ jsonrpc: '2.0', id: 2, method: 'workspace/open', params: { root: tree.root } });
+    daemon.child.stdin.end();
+    assert.deepEqual(await daemon.exited, { code: 0, signal: null });
+    assert.deepEqual(daemon.frames.map((frame) => [frame.id, frame.error === undefined]), [[1, true], [2, true]]);
+  });
+
+  test('pending calls reject with DaemonExitedError the moment the daemon is killed', async () => {
+    using tree = createTempTree({ 'a.txt': 'a\n' });
+    const client = await PatchClient.spawn({ env: { ...process.env, PATCHD_TEST_RUNAWAY: '1' } });
+    const workspace = await client.openWorkspace(tree.root);
+    const pending = workspace.apply('@@patchd-test-runaway@@\n');
+    const pid = client.pid;
+    assert.ok(pid !== undefined);
+    setTimeout(() => process.kill(pid, 'SIGKILL'), 200);
+    const started = Date.now();
+    await assert.rejects(pending, (error: unknown) => {
+      assert.ok(error instanceof DaemonExitedError, String(error));
+      assert.equal(error.signal, 'SIGKILL');
+      return true;
+    });
+    assert.ok(Date.now() - started < 5_000);
+    await assert.rejects(workspace.read('a.txt'), DaemonExitedError);
+    await client.close();
+  });
+});

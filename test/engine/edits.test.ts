@@ -1,0 +1,176 @@
+import assert from 'node:assert/strict';
+import test from 'node:test';
+import { planPatch } from '../../daemon/engine/plan.ts';
+import type { FilePatch, FileSnapshot, ParsedPatch, TextEdit } from '../../daemon/engine/types.ts';
+
+const encode = (text: string) => new TextEncoder().encode(text);
+const decode = (bytes: Uint8Array | null) => new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes ?? new Uint8Array());
+const file = (text: string): FileSnapshot => ({ kind: 'file', bytes: encode(text) });
+
+/** A SEARCH/REPLACE block as the parser builds it. */
+const block = (search: string, replace: string): TextEdit => ({ kind: 'replace', search, replace, relativeIndent: true });
+/** A str_replace edit as the parser builds it. */
+const swap = (search: string, replace: string, replaceAll?: boolean): TextEdit => ({ kind: 'replace', search, replace, replaceAll, relativeIndent: false });
+const insert = (line: number, text: string): TextEdit => ({ kind: 'insert', line, text });
+
+function plan(edits: TextEdit[], content: string | FileSnapshot | undefined, fuzz?: 'exact', extra: FilePatch[] = []) {
+  const files: FilePatch[] = [{ op: 'edit', path: 'f', edits }, ...extra];
+  const snapshot = typeof content === 'string' ? file(content) : content ?? { kind: 'missing' };
+  const parsed: ParsedPatch = { dialect: 'search-replace', files, diagnostics: [], ignoredMetadata: [] };
+  return planPatch(parsed, new Map([['f', snapshot], ['g', file('g\n')]]), { fuzz });
+}
+
+function applied(result: ReturnType<typeof plan>): string {
+  assert.ok(result.ok, result.ok ? '' : `${result.error.code}: ${result.error.message}`);
+  return decode(result.value.files[0]!.after);
+}
+
+function tiers(result: ReturnType<typeof plan>): string[] {
+  assert.ok(result.ok, result.ok ? '' : `${result.error.code}: ${result.error.message}`);
+  return result.value.files[0]!.hunks.map((hunk) => hunk.tier);
+}
+
+function rejected(result: ReturnType<typeof plan>): string {
+  assert.ok(!result.ok, 'expected a rejection');
+  return result.error.code;
+}
+
+test('edits apply in order on the running content', () => {
+  assert.equal(applied(plan([block('count = 1\n', 'count = 2\n'), block('count = 2\n', 'count = 3\n')], 'count = 1\n')), 'count = 3\n');
+  const result = plan([block('b\n', 'B\n'), insert(0, 'top')], 'a\nb\n');
+  assert.equal(applied(result), 'top\na\nB\n');
+  assert.ok(result.ok);
+  assert.deepEqual(result.value.files[0]!.hunks, [{ index: 0, line: 2, tier: 'exact', offset: 0 }, { index: 1, line: 1, tier: 'exact', offset: 0 }]);
+});
+
+test('one match is required: several are ambiguous_context naming the lines, none is context_not_found with the nearest text', () => {
+  const ambiguous = plan([block('item = 0\n', 'item = 1\n')], 'item = 0\nother\nitem = 0\n');
+  assert.equal(rejected(ambiguous), 'ambiguous_context');
+  assert.ok(!ambiguous.ok);
+  assert.match(ambiguous.error.message, /lines 1, 3/);
+  const missing = plan([block('alpha\nbeta\nGAMMA\n', 'x\n')], 'zero\nalpha\nbeta\ngamma\n');
+  assert.ok(!missing.ok);
+  assert.equal(missing.error.code, 'context_not_found');
+  assert.equal(missing.error.nearest?.line, 2);
+  assert.equal(missing.error.hunkIndex, 0);
+});
+
+test('line tiers as for hunks; matched lines are replaced by the REPLACE lines as given', () => {
+  assert.deepEqual(tiers(plan([block('a\n', 'A\n')], 'a  \nb\n')), ['trailing_whitespace']);
+  assert.equal(applied(plan([block('x = “1”\n', 'x = 2\n')], 'x = "1"\n')), 'x = 2\n');
+  assert.deepEqual(tiers(plan([block('x = “1”\n', 'x = 2\n')], 'x = "1"\n')), ['unicode']);
+  assert.equal(rejected(plan([block('a\n', 'A\n')], 'a  \nb\n', 'exact')), 'context_not_found');
+});
+
+test('relative indentation: SEARCH missing the file\'s indentation, REPLACE shifted alike', () => {
+  const result = plan([block('a = 1\nreturn a\n', 'a = 2\nif a:\n    return a * 2\n')], 'class C:\n    def f(self):\n        a = 1\n        return a\n');
+  assert.equal(applied(result), 'class C:\n    def f(self):\n        a = 2\n        if a:\n            return a * 2\n');
+  assert.deepEqual(tiers(result), ['relative_indent']);
+  assert.equal(applied(plan([block('  x = 1\n\n  y = 2\n', '  x = 10\n\n    y = 20\n')], 'if True:\n    x = 1\n\n    y = 2\n')), 'if True:\n    x = 10\n\n      y = 20\n');
+});
+
+test('relative indentation: SEARCH with extra indentation, REPLACE outdented alike', () => {
+  const result = plan([block('        a = 1\n        b = 2\n', '        a = 3\n      b = 4\n')], 'def f():\n    a = 1\n    b = 2\n');
+  assert.equal(applied(result), 'def f():\n    a = 3\n  b = 4\n');
+  assert.deepEqual(tiers(result), ['relative_indent']);
+});
+
+test('relative indentation needs a uniform shift; otherwise the whitespace tier writes REPLACE as given', () => {
+  const result = plan([block('a\n  b\n', 'A\nB\n')], '    a\n    b\n');
+  assert.deepEqual(tiers(result), ['whitespace']);
+  assert.equal(applied(result), 'A\nB\n');
+});
+
+test('relative indentation at two places is ambiguous; fuzz exact turns it off', () => {
+  assert.equal(rejected(plan([block('f()\n', 'g()\n')], 'if a:\n  f()\nif b:\n    f()\n')), 'ambiguous_context');
+  assert.equal(rejected(plan([block('a = 1\n', 'a = 2\n')], '    a = 1\n', 'exact')), 'context_not_found');
+});
+
+test('a spurious blank first SEARCH line is dropped when that makes it match (SEARCH of 3+ lines)', () => {
+  const result = plan([block('\nbeta\ngamma\n', 'BETA\ngamma\n')], 'alpha\nbeta\ngamma\n');
+  assert.equal(applied(result), 'alpha\nBETA\ngamma\n');
+  assert.equal(applied(plan([block('\nbeta\ngamma\n', '\nBETA\ngamma\n')], 'alpha\nbeta\ngamma\n')), 'alpha\nBETA\ngamma\n', 'a blank first REPLACE line goes with it');
+  assert.equal(applied(plan([block('\nbeta\ngamma\n', 'x\n')], 'alpha\n\nbeta\ngamma\n')), 'alpha\nx\n', 'kept when it matches');
+  assert.equal(rejected(plan([block('\nbeta\n', 'BETA\n')], 'alpha\nbeta\n')), 'context_not_found');
+});
+
+test('replaceAll replaces every non-overlapping match at the lowest matching tier', () => {
+  assert.equal(applied(plan([swap('a\na\n', 'b\n', true)], 'a\na\na\nx\na\na\n')), 'b\na\nx\nb\n');
+  assert.equal(applied(plan([swap('x\n', 'y\n', true)], 'x\nx \nx\n')), 'y\nx \ny\n', 'the looser tier is not used when exact matches');
+  assert.equal(applied(plan([swap('x', 'y', true)], 'xax\nx\n')), 'yay\ny\n');
+});
+
+test('str_replace: a substring inside a line, exact first, then trailing whitespace and punctuation folded', () => {
+  assert.equal(applied(plan([swap('foo(1)', 'foo(2)')], 'def f():\n    foo(1)\n')), 'def f():\n    foo(2)\n');
+  const folded = plan([swap('a = “x”  \nb', 'c')], 'a = "x"\nb = 1\n');
+  assert.equal(applied(folded), 'c = 1\n');
+  assert.deepEqual(tiers(folded), ['unicode']);
+  assert.deepEqual(tiers(plan([swap('a  \nb', 'c')], 'a\nb\n')), ['trailing_whitespace']);
+  assert.equal(rejected(plan([swap('if a:\nfoo()', 'x')], 'if a:\n    foo()\n')), 'context_not_found', 'indentation is never folded in a substring');
+  assert.equal(rejected(plan([swap('o', 'x')], 'foo\n')), 'ambiguous_context');
+  assert.equal(applied(plan([swap('…', '...')], 'a…b\n')), 'a...b\n');
+  assert.equal(rejected(plan([swap('..', 'x')], 'a…b\n')), 'context_not_found', 'no match inside a folded character');
+});
+
+test('str_replace of whole lines: exact lines, then the exact substring, then looser tiers', () => {
+  assert.equal(applied(plan([swap('foo(1)\n', 'foo(2)\n')], 'def f():\n    foo(1)\n')), 'def f():\n    foo(2)\n');
+  assert.equal(applied(plan([swap('a\n', 'b')], 'a\nc\n')), 'b\nc\n', 'line-wise, a missing final newline of newText is supplied');
+  assert.equal(applied(plan([swap('  foo()  \n', 'bar()\n')], 'x\n    foo()\n')), 'x\nbar()\n');
+});
+
+test('an empty oldText creates a missing file, is parse_error on an existing one, already_exists on a directory', () => {
+  const created = plan([swap('', 'hello\n'), swap('hello', 'bye')], undefined);
+  assert.equal(applied(created), 'bye\n');
+  assert.ok(created.ok);
+  assert.equal(created.value.files[0]!.op, 'add');
+  assert.match(created.value.files[0]!.diff, /^--- \/dev\/null/);
+  assert.equal(rejected(plan([swap('', 'x')], 'a\n')), 'parse_error');
+  assert.equal(rejected(plan([swap('', 'x')], { kind: 'directory' })), 'already_exists');
+  assert.equal(rejected(plan([swap('a\n', 'b\n'), swap('', 'x')], 'a\n')), 'parse_error');
+  assert.equal(rejected(plan([swap('a\n', 'b\n')], undefined)), 'not_found');
+});
+
+test('insert: after a 1-based line, 0 at the top, the line count at the end; past the end is context_not_found', () => {
+  assert.equal(applied(plan([insert(0, 'top\n')], 'a\nb\n')), 'top\na\nb\n');
+  assert.equal(applied(plan([insert(1, 'mid')], 'a\nb\n')), 'a\nmid\nb\n');
+  assert.equal(applied(plan([insert(2, 'x\ny\n')], 'a\nb\n')), 'a\nb\nx\ny\n');
+  assert.equal(applied(plan([insert(2, 'end')], 'a\nb')), 'a\nb\nend', 'the file still lacks a final newline');
+  assert.equal(applied(plan([insert(0, 'first')], '')), 'first\n', 'an empty file counts as ending with a newline');
+  assert.equal(rejected(plan([insert(3, 'x')], 'a\nb\n')), 'context_not_found');
+  const report = plan([insert(1, 'mid')], 'a\nb\n');
+  assert.ok(report.ok);
+  assert.deepEqual(report.value.files[0]!.hunks, [{ index: 0, line: 2, tier: 'exact', offset: 0 }]);
+});
+
+test('the file keeps its CRLF, BOM and final-newline state', () => {
+  assert.equal(applied(plan([block('name=old\n', 'name=new\nextra=1\n')], '[core]\r\nname=old\r\nsize=1\r\n')), '[core]\r\nname=new\r\nextra=1\r\nsize=1\r\n');
+  assert.equal(applied(plan([insert(1, 'n')], 'a\r\nb\r\n')), 'a\r\nn\r\nb\r\n');
+  assert.equal(applied(plan([swap('b\nc', 'x\ny')], 'a\r\nb\r\nc\r\n')), 'a\r\nx\r\ny\r\n');
+  assert.equal(applied(plan([block('a\n', 'A\n')], '\uFEFFa\nb\n')), '\uFEFFA\nb\n');
+  assert.equal(applied(plan([block('\uFEFFa\n', 'A\n')], '\uFEFFa\nb\n')), '\uFEFFA\nb\n');
+  assert.equal(applied(plan([block('b\n', 'c\n')], 'a\nb')), 'a\nc');
+  assert.equal(applied(plan([block('b\n', '')], 'a\nb')), 'a');
+  assert.equal(applied(plan([swap('b', 'c\n')], 'a\nb')), 'a\nc');
+  assert.equal(applied(plan([block('a\nb\n', '')], 'a\nb\n')), '');
+});
+
+test('atomic: a failing edit rejects the whole patch, earlier edits and files included', () => {
+  assert.equal(rejected(plan([block('a\n', 'A\n'), block('nope\n', 'B\n')], 'a\n')), 'context_not_found');
+  const later = plan([block('a\n', 'A\n')], 'a\n', undefined, [{ op: 'edit', path: 'g', edits: [block('nope\n', 'x\n')] }]);
+  assert.ok(!later.ok);
+  assert.equal(later.error.path, 'g');
+});
+
+test('the receipt diff is a unified diff of the change, numbered in the file', () => {
+  const before = Array.from({ length: 20 }, (_, index) => `line ${index + 1}`).join('\n') + '\n';
+  const result = plan([block('line 10\n', 'ten\n'), block('line 18\n', 'eighteen\n')], before);
+  assert.ok(result.ok);
+  assert.equal(result.value.files[0]!.diff, [
+    '--- a/f', '+++ b/f',
+    '@@ -7,7 +7,7 @@', ' line 7', ' line 8', ' line 9', '-line 10', '+ten', ' line 11', ' line 12', ' line 13',
+    '@@ -15,6 +15,6 @@', ' line 15', ' line 16', ' line 17', '-line 18', '+eighteen', ' line 19', ' line 20', '',
+  ].join('\n'));
+  const unchanged = plan([block('line 1\n', 'line 1\n')], before);
+  assert.ok(unchanged.ok);
+  assert.equal(unchanged.value.files[0]!.diff, '');
+});

@@ -1,0 +1,73 @@
+/**
+ * A daemon spawned without the client, to test the wire itself: send any bytes, and read
+ * stdout as a strict sequence of `Content-Length` frames (anything else is a violation).
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { daemonArgs } from '../../client/daemonProcess.ts';
+import { FrameReader, type JsonRpcFrame } from './frames.ts';
+
+export type { JsonRpcFrame } from './frames.ts';
+
+export class RawDaemon {
+  readonly child: ChildProcessWithoutNullStreams;
+  /** Every frame read from stdout, in order. */
+  readonly frames: JsonRpcFrame[] = [];
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stderr = '';
+  readonly #reader = new FrameReader();
+  #waiters: (() => void)[] = [];
+
+  constructor(env: NodeJS.ProcessEnv = {}) {
+    this.child = spawn(process.execPath, daemonArgs(), { stdio: 'pipe', env: { ...process.env, ...env } });
+    this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({ code, signal })));
+    this.child.stdout.on('data', (chunk: Buffer) => this.#onStdout(chunk));
+    this.child.stderr.setEncoding('utf8').on('data', (text: string) => (this.stderr += text));
+    this.child.stdin.on('error', () => {});
+  }
+
+  /** Descriptions of stdout bytes that were not a well-formed frame. */
+  get violations(): readonly string[] {
+    return this.#reader.violations;
+  }
+
+  /** Bytes on stdout that never formed a complete frame. */
+  get leftover(): number {
+    return this.#reader.leftover;
+  }
+
+  /** Sends one message, framed. */
+  send(message: object): void {
+    this.sendBody(JSON.stringify(message));
+  }
+
+  /** Sends any body under a correct Content-Length header. */
+  sendBody(body: string): void {
+    const bytes = Buffer.from(body, 'utf8');
+    this.child.stdin.write(Buffer.concat([Buffer.from(`Content-Length: ${bytes.length}\r\n\r\n`, 'ascii'), bytes]));
+  }
+
+  /** Sends a request and waits for its response. */
+  async request(id: number, method: string, params?: unknown): Promise<JsonRpcFrame> {
+    this.send(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params });
+    return this.waitFor((frame) => frame.id === id && frame.method === undefined);
+  }
+
+  /** The first frame (already read or still to come) that matches. */
+  async waitFor(match: (frame: JsonRpcFrame) => boolean, timeoutMs = 20_000): Promise<JsonRpcFrame> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.frames.find(match);
+      if (found !== undefined) return found;
+      if (Date.now() > deadline) throw new Error(`no matching frame within ${timeoutMs} ms; stderr:\n${this.stderr}`);
+      await new Promise<void>((resolve) => {
+        this.#waiters.push(resolve);
+        setTimeout(resolve, 100);
+      });
+    }
+  }
+
+  #onStdout(chunk: Buffer): void {
+    this.frames.push(...this.#reader.push(chunk));
+    for (const wake of this.#waiters.splice(0)) wake();
+  }
+}

@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readdir, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import test from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { decodeJournal, encodeJournal } from '../../daemon/workspace/journal.ts';
+import { CRASH_TREE, encode, listTree, withSandbox, type Sandbox } from './fixtures.ts';
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const crashChild = fileURLToPath(new URL('./crashChild.ts', import.meta.url));
+
+/** Runs crashChild in its own process; it SIGKILLs itself before rename `killAt`. */
+function commitAndDie(sandbox: Sandbox, killAt: number, variant = 'five'): void {
+  const args = ['--import', 'tsx', crashChild, sandbox.root, sandbox.state, String(killAt), variant];
+  const child = spawnSync(process.execPath, args, { cwd: repoRoot, encoding: 'utf8' });
+  assert.equal(child.signal, 'SIGKILL', child.stderr);
+}
+
+const journalDir = (sandbox: Sandbox) => path.join(sandbox.state, 'journal');
+
+/** A pid that belonged to a process which has exited. */
+const deadPid = (): number => spawnSync('true').pid ?? 999_999;
+
+for (const killAt of [0, 2, 4]) {
+  test(`a daemon killed before rename ${killAt} of 5 leaves a journal that open rolls back to the exact pre-image`, async () => {
+    await withSandbox(CRASH_TREE, async (sandbox) => {
+      const before = await listTree(sandbox.root);
+      commitAndDie(sandbox, killAt);
+      assert.equal((await readdir(journalDir(sandbox))).length, 1);
+      assert.notDeepEqual(await listTree(sandbox.root), before, 'the crash should leave temps or renamed files behind');
+      const workspace = await sandbox.open();
+      assert.deepEqual(await listTree(sandbox.root), before);
+      assert.equal(workspace.recovered.length, 1);
+      assert.equal(workspace.recovered[0]?.restored.length, killAt);
+      assert.deepEqual(workspace.recovered[0]?.conflicts, []);
+      assert.deepEqual(await readdir(journalDir(sandbox)), []);
+      await workspace.close();
+    });
+  });
+}
+
+test('a one-file commit killed before its rename leaves only a temp, which open removes', async () => {
+  await withSandbox(CRASH_TREE, async (sandbox) => {
+    const before = await listTree(sandbox.root);
+    commitAndDie(sandbox, 0, 'single');
+    const leftovers = Object.keys(await listTree(sandbox.root)).filter((name) => !(name in before));
+    assert.equal(leftovers.length, 1);
+    assert.ok(leftovers[0]?.endsWith('.patchd.tmp'));
+    const workspace = await sandbox.open();
+    assert.deepEqual(await listTree(sandbox.root), before);
+    assert.deepEqual(await readdir(journalDir(sandbox)), []);
+    await workspace.close();
+  });
+});
+
+test('recovery leaves a file someone changed after the crash alone, reports it, and keeps the journal', async () => {
+  await withSandbox(CRASH_TREE, async (sandbox) => {
+    commitAndDie(sandbox, 2);
+    await writeFile(path.join(sandbox.root, 'two.txt'), 'edited after the crash\n');
+    const workspace = await sandbox.open();
+    assert.deepEqual(workspace.recovered[0]?.restored, ['a/one.txt']);
+    assert.deepEqual(workspace.recovered[0]?.conflicts, ['two.txt']);
+    assert.deepEqual(await listTree(sandbox.root), {
+      'four.txt': 'file:four\n', 'keep.txt': 'file:untouched\n', 'three.txt': 'file:three\n', 'two.txt': 'file:edited after the crash\n',
+    });
+    const kept = await readdir(journalDir(sandbox));
+    assert.equal(kept.length, 1);
+    assert.ok(kept[0]?.endsWith('.journal.conflict'));
+    await workspace.close();
+  });
+});
+
+test('a journal owned by a live process is left alone until that process is gone', async () => {
+  await withSandbox(CRASH_TREE, async (sandbox) => {
+    commitAndDie(sandbox, 2);
+    const [name] = await readdir(journalDir(sandbox));
+    assert.ok(name !== undefined);
+    const rest = name.split('-').slice(2).join('-');
+    const liveName = `${process.ppid}-0000-${rest}`;
+    await rename(path.join(journalDir(sandbox), name), path.join(journalDir(sandbox), liveName));
+    const halfApplied = await listTree(sandbox.root);
+    const first = await sandbox.open();
+    assert.deepEqual(first.recovered, []);
+    assert.deepEqual(await listTree(sandbox.root), halfApplied);
+    await first.close();
+    await rename(path.join(journalDir(sandbox), liveName), path.join(journalDir(sandbox), `${deadPid()}-0000-${rest}`));
+    const second = await sandbox.open();
+    assert.equal(second.recovered.length, 1);
+    assert.deepEqual(await listTree(sandbox.root), Object.fromEntries(Object.entries(CRASH_TREE).map(([file, text]) => [file, `file:${text}`])));
+    await second.close();
+  });
+});
+
+test('a truncated journal (killed while writing it) is dropped and the tree left as is', async () => {
+  await withSandbox(CRASH_TREE, async (sandbox) => {
+    const before = await listTree(sandbox.root);
+    await (await sandbox.open()).close();
+    const { chunks } = encodeJournal('tx', sandbox.root, [{ path: 'two.txt', tempName: null, trashed: true, before: { bytes: encode('x'), owner: { mode: 0o644, uid: 0, gid: 0 } }, afterSha256: null }], []);
+    await writeFile(path.join(journalDir(sandbox), `${deadPid()}-0000-tx.journal`), Buffer.concat(chunks).subarray(0, 20));
+    const workspace = await sandbox.open();
+    assert.deepEqual(workspace.recovered, []);
+    assert.deepEqual(await readdir(journalDir(sandbox)), []);
+    assert.deepEqual(await listTree(sandbox.root), before);
+    await workspace.close();
+  });
+});
+
+test('journals round-trip, and any truncation is detected', () => {
+  const before = { bytes: encode('pre-image bytes'), owner: { mode: 0o600, uid: 1, gid: 2 } };
+  const { journal, chunks } = encodeJournal('tx', '/root', [
+    { path: 'a.txt', tempName: '.a.txt.1234.patchd.tmp', trashed: false, before, afterSha256: 'ab' },
+    { path: 'new.txt', tempName: '.new.txt.5678.patchd.tmp', trashed: false, before: null, afterSha256: 'cd' },
+  ], ['dir']);
+  const bytes = Buffer.concat(chunks);
+  const decoded = decodeJournal(bytes);
+  assert.deepEqual(decoded?.record, journal.record);
+  assert.deepEqual(decoded?.preImages.map((image) => image && Buffer.from(image).toString()), ['pre-image bytes', null]);
+  for (let cut = 0; cut < bytes.length; cut++) assert.equal(decodeJournal(bytes.subarray(0, cut)), undefined, `cut at ${cut}`);
+});
