@@ -1,28 +1,9 @@
 /** Typed engine errors: data, never thrown. Each code carries a one-line hint written for a model. */
 
-export const ERROR_HINTS = {
-  parse_error: 'The patch is malformed. Resend it as a complete unified diff or a complete *** Begin Patch … *** End Patch envelope.',
-  missing_file_header: 'Every hunk needs a file header first: `--- a/path` then `+++ b/path` (or a `diff --git` line).',
-  invalid_hunk_header: 'Hunk headers look like `@@ -old_start,old_count +new_start,new_count @@`; fix or drop the numbers.',
-  unsupported_git_patch_feature: 'Binary, copy and submodule patches are not supported; send text changes only.',
-  path_escape: 'Use a relative path inside the workspace, without `..` segments that leave it or an absolute path.',
-  rename_path_mismatch: 'The `diff --git`, `rename from/to` and `---`/`+++` paths must name the same two files.',
-  duplicate_file_patch: 'Each file may appear in one file section only; merge its hunks into a single section.',
-  context_not_found: 'The context or removed lines are not in the file. Re-read the file and resend the hunk with its current text.',
-  ambiguous_context: 'The context matches in several places. Add more surrounding lines (or an @@ anchor) so it matches once.',
-  overlapping_edits: 'Two hunks change the same lines. Merge them into one hunk.',
-  already_exists: 'The file already exists. Update it instead of adding it, or move it to a path that is free.',
-  not_found: 'The file does not exist. Check the path, or add the file instead of updating it.',
-  stale_file: 'The file changed since you read it. Re-read it and rebuild the patch against its current content.',
-  binary_file: 'The file is binary or not UTF-8 text; patchd does not edit it.',
-  precondition_required: 'Replacing a whole file needs expectedSha256 of its current content (from file/read); otherwise edit it.',
-  unsupported_command: 'Only `apply_patch <<EOF … EOF`, optionally after `cd <dir> &&`, is accepted; send the patch itself.',
-  limit_exceeded: 'The patch is larger than patchd accepts. Split it into smaller patches.',
-  permission_denied: 'That path may not be written (for example inside .git/). Choose a path in the working tree.',
-  timeout: 'Applying the patch took too long and was stopped. Send a smaller patch or more specific context.',
-  busy: 'The workspace is busy. Retry shortly.',
-  io_error: 'The filesystem refused the change. Nothing was written; check the path and retry.',
-} as const;
+// The table is part of the wire contract; it is the one import the engine takes from outside itself.
+import { ERROR_HINTS } from '../../protocol/errorHints.ts';
+
+export { ERROR_HINTS };
 
 export type ErrorCode = keyof typeof ERROR_HINTS;
 
