@@ -1,7 +1,8 @@
 /** `npm run bench`: every benchmark, printed as tables with ratios against peers and the floor. */
+import { benchDaemon } from './daemon.ts';
 import { benchEngine } from './engine.ts';
 
-const sections: Array<() => string | Promise<string>> = [benchEngine];
+const sections: Array<() => string | Promise<string>> = [benchEngine, benchDaemon];
 for (const section of sections) {
   process.stdout.write(`${await section()}\n\n`);
 }
