@@ -1,0 +1,67 @@
+/** The issue's list of hostile inputs, through the engine's public entry point: a typed error each, never a throw. */
+import assert from 'node:assert/strict';
+import test from 'node:test';
+import { LIMITS, parsePatch, type FormatName } from '../../daemon/engine/index.ts';
+
+function rejectedWith(patch: string, format: FormatName = 'auto') {
+  const result = parsePatch({ patch, format });
+  assert.ok(!result.ok, 'expected a typed error');
+  assert.equal(typeof result.error.hint, 'string');
+  return result.error;
+}
+
+test('an empty or blank patch is parse_error in every text dialect', () => {
+  for (const format of ['auto', 'unified', 'codex', 'search-replace', 'shell'] as const) {
+    assert.equal(rejectedWith('', format).code, 'parse_error', format);
+    assert.equal(rejectedWith('\n\n  \n', format).code, 'parse_error', format);
+  }
+});
+
+test('random bytes are a typed error', () => {
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+  for (let round = 0; round < 50; round++) {
+    const bytes = Uint8Array.from({ length: 2_000 }, () => next() % 256);
+    const text = new TextDecoder().decode(bytes);
+    const result = parsePatch({ patch: text });
+    assert.ok(!result.ok, 'random bytes parsed as a patch');
+  }
+});
+
+test('NUL bytes are refused', () => {
+  assert.equal(rejectedWith('--- a/x\n+++ b/x\n@@\n-a\0\n+b\n').code, 'parse_error');
+});
+
+test('a 20 MB patch is limit_exceeded, naming the limit', () => {
+  const error = rejectedWith(`--- a/x\n+++ b/x\n@@\n${'+line of text\n'.repeat(1_500_000)}`);
+  assert.equal(error.code, 'limit_exceeded');
+  assert.equal(error.limit?.name, 'maxPatchChars');
+  assert.equal(error.limit?.max, LIMITS.maxPatchChars);
+});
+
+test('a 1 MB single line is limit_exceeded', () => {
+  const error = rejectedWith(`--- a/x\n+++ b/x\n@@\n+${'x'.repeat(1024 * 1024)}\n`);
+  assert.equal(error.code, 'limit_exceeded');
+  assert.equal(error.limit?.name, 'maxLineChars');
+});
+
+test('100,000 hunks are limit_exceeded, in unified and envelope form', () => {
+  const unified = `--- a/x\n+++ b/x\n${'@@\n-a\n+b\n'.repeat(100_000)}`;
+  assert.equal(rejectedWith(unified).limit?.name, 'maxHunks');
+  const envelope = `*** Begin Patch\n*** Update File: x\n${'@@\n-a\n+b\n'.repeat(100_000)}*** End Patch\n`;
+  assert.equal(rejectedWith(envelope).code, 'limit_exceeded');
+});
+
+test('100,000 files are limit_exceeded, in unified and envelope form', () => {
+  const unified = Array.from({ length: 100_000 }, (_, index) => `--- a/f${index}\n+++ b/f${index}\n@@\n-a\n+b\n`).join('');
+  assert.equal(rejectedWith(unified).code, 'limit_exceeded');
+  const envelope = `*** Begin Patch\n${Array.from({ length: 100_000 }, (_, index) => `*** Delete File: f${index}\n`).join('')}*** End Patch\n`;
+  assert.equal(rejectedWith(envelope).limit?.name, 'maxFiles');
+});
+
+test('100,000 V4A operations are limit_exceeded', () => {
+  const operations = Array.from({ length: 100_000 }, (_, index) => ({ type: 'delete_file' as const, path: `f${index}` }));
+  const result = parsePatch({ operations });
+  assert.ok(!result.ok);
+  assert.equal(result.error.limit?.name, 'maxOperations');
+});
