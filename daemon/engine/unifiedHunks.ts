@@ -1,0 +1,300 @@
+/**
+ * The hunks of a unified diff file section: `@@` headers, bodies, the `\ No newline at end of file`
+ * marker, and whether a `--- x`/`+++ y` pair inside a hunk is body text or the next file's header.
+ *
+ * Conventions:
+ * - `Hunk.oldStart` is 1-based: the first old line of the hunk; for a hunk whose old count is 0
+ *   (a pure insertion, `@@ -5,0 +6,2 @@`) it is the line the insertion goes before (6), so
+ *   `-0,0` gives 1. A header without numbers gives no `oldStart`.
+ * - `hunkIndex` in errors and diagnostics is 0-based within its file section.
+ * - Totally empty lines inside a hunk are context lines with text '' (models drop the space).
+ *   Empty lines at the end of a hunk are dropped unless the hunk's counts need them.
+ */
+import { engineError, type EngineError } from './errors.ts';
+import { fail, ok, type Diagnostic, type Hunk, type HunkLine, type HunkLineKind, type Result } from './types.ts';
+import { FENCE, GIT_HEADER, isFileHeaderAt, lineAt, quoteLine, withoutCr, type LineCursor } from './unifiedLines.ts';
+
+const HUNK_RANGES = /^-(\d+)(?:,(\d+))?\s+\+(\d+)(?:,(\d+))?$/;
+const NO_NUMBERS = /^[.…\s]*$/;
+const SUBPROJECT_LINE = /^Subproject commit [0-9a-f]{7,}/;
+
+/** Where hunks are read from: the patch lines at the cursor, and where diagnostics go. */
+export interface HunkSource extends LineCursor {
+  readonly diagnostics: Diagnostic[];
+}
+
+export interface ParsedHunk {
+  readonly hunk: Hunk;
+  /** 1-based line of the `@@` header. */
+  readonly line: number;
+}
+
+/** Declared numbers of a hunk header; all absent for `@@`, `@@ @@`, `@@ ... @@`. */
+interface HunkCounts {
+  readonly oldStart?: number;
+  readonly oldCount?: number;
+  readonly newCount?: number;
+}
+
+type BodyItemKind = HunkLineKind | 'marker';
+
+interface BodyItem {
+  readonly kind: BodyItemKind;
+  readonly text: string;
+  /** A totally empty patch line read as an empty context line. */
+  readonly blank: boolean;
+  /** 0-based patch line. */
+  readonly index: number;
+}
+
+interface HunkContext {
+  readonly source: HunkSource;
+  readonly path: string;
+  readonly hunkIndex: number;
+  /** 0-based patch line of the `@@` header. */
+  readonly headerIndex: number;
+}
+
+/** Reads the hunks at the cursor (blank lines before the first are skipped) up to the first line that is no hunk's. */
+export function parseHunks(source: HunkSource, path: string): Result<ParsedHunk[]> {
+  skipBlankLinesBeforeHunk(source);
+  const hunks: ParsedHunk[] = [];
+  while (lineAt(source, source.index).startsWith('@@')) {
+    const context = { source, path, hunkIndex: hunks.length, headerIndex: source.index };
+    const hunk = parseHunk(context);
+    if (!hunk.ok) return hunk;
+    hunks.push({ hunk: hunk.value, line: context.headerIndex + 1 });
+  }
+  return ok(hunks);
+}
+
+function skipBlankLinesBeforeHunk(source: HunkSource): void {
+  let index = source.index;
+  while (index < source.lines.length && lineAt(source, index).trim() === '') index++;
+  if (lineAt(source, index).startsWith('@@')) source.index = index;
+}
+
+function parseHunk(context: HunkContext): Result<Hunk> {
+  const { source } = context;
+  const counts = parseHunkHeader(withoutCr(lineAt(source, source.index)), context);
+  if (!counts.ok) return counts;
+  source.index++;
+  const items = readHunkBody(source, counts.value);
+  dropTrailingBlankLines(items, counts.value);
+  const interruption = checkHunkEnd(context, items, counts.value);
+  if (interruption) return fail(interruption);
+  return buildHunk(context, items, counts.value);
+}
+
+function parseHunkHeader(text: string, context: HunkContext): Result<HunkCounts> {
+  const invalid = (why: string) => fail<HunkCounts>(engineError('invalid_hunk_header', `Line ${context.headerIndex + 1} (${quoteLine(text)}) ${why}. Write \`@@ -old_start,old_count +new_start,new_count @@\`, or just \`@@\`.`, { path: context.path, hunkIndex: context.hunkIndex }));
+  if (text.startsWith('@@@')) return invalid('is a combined-diff (merge) header, which is not supported');
+  const rest = text.slice(2);
+  const close = rest.indexOf('@@');
+  const ranges = (close >= 0 ? rest.slice(0, close) : rest).trim();
+  if (NO_NUMBERS.test(ranges)) return ok({});
+  const match = HUNK_RANGES.exec(ranges);
+  if (!match) return invalid('is not a valid hunk header');
+  const oldStart = Number(match[1]);
+  const oldCount = Number(match[2] ?? '1');
+  const newCount = Number(match[4] ?? '1');
+  if (![oldStart, oldCount, newCount].every(Number.isSafeInteger)) return invalid('has numbers that are too large');
+  return ok({ oldStart: hintedStart(oldStart, oldCount), oldCount, newCount });
+}
+
+/** An empty old side (`-5,0`) means "insert after line 5": the hint is the line the insertion goes before. */
+function hintedStart(start: number, count: number): number {
+  return count === 0 ? start + 1 : Math.max(start, 1);
+}
+
+/**
+ * Reads body lines by their prefix until a hunk header, a file header or a line that cannot be in
+ * a hunk. Counts do not delimit the body (they may be wrong), but they settle whether a
+ * `--- x` + `+++ y` pair is a removed and an added line or the next file's header.
+ */
+function readHunkBody(source: HunkSource, counts: HunkCounts): BodyItem[] {
+  const items: BodyItem[] = [];
+  let pairsAreBody: boolean | undefined;
+  while (source.index < source.lines.length) {
+    const line = lineAt(source, source.index);
+    if (isHunkOrGitHeader(line)) break;
+    if (isFileHeaderAt(source.lines, source.index)) {
+      pairsAreBody ??= headerPairIsBody(source, items, counts);
+      if (!pairsAreBody) break;
+    }
+    const item = toBodyItem(line, source.index);
+    if (!item) break;
+    items.push(item);
+    source.index++;
+  }
+  return items;
+}
+
+function toBodyItem(line: string, index: number): BodyItem | undefined {
+  if (line === '' || line === '\r') return { kind: 'context', text: line, blank: true, index };
+  const kind = BODY_PREFIXES[line.charAt(0)];
+  return kind === undefined ? undefined : { kind, text: line.slice(1), blank: false, index };
+}
+
+const BODY_PREFIXES: Readonly<Record<string, BodyItemKind>> = { ' ': 'context', '-': 'remove', '+': 'add', '\\': 'marker' };
+
+function isHunkOrGitHeader(line: string): boolean {
+  return line.startsWith('@@') || line.startsWith(GIT_HEADER);
+}
+
+/**
+ * A `--- x` line followed by `+++ y` inside a hunk is body text only if the declared counts come
+ * out exactly when it is read as body; otherwise it starts the next file. Evaluated once per hunk
+ * (the scan reads the rest of the hunk as if every such pair were body), so reading stays linear.
+ */
+function headerPairIsBody(source: HunkSource, items: readonly BodyItem[], counts: HunkCounts): boolean {
+  if (counts.oldCount === undefined) return false;
+  const ahead = scanBodyAhead(source.lines, source.index);
+  let trailingBlanks = 0;
+  for (const item of ahead) if (item.kind !== 'marker') trailingBlanks = item.blank ? trailingBlanks + 1 : 0;
+  return blankLinesToDrop(tally([...items, ...ahead]), trailingBlanks, counts) !== undefined;
+}
+
+/** The body items from `from` on, as far as they would go with every `---`/`+++` pair read as body. */
+function scanBodyAhead(lines: readonly string[], from: number): BodyItem[] {
+  const items: BodyItem[] = [];
+  for (let index = from; index < lines.length; index++) {
+    const line = lines[index] ?? '';
+    if (isHunkOrGitHeader(line)) break;
+    const item = toBodyItem(line, index);
+    if (!item) break;
+    items.push(item);
+  }
+  return items;
+}
+
+/** Numbers of old-side and new-side lines. */
+type Sides = { readonly old: number; readonly new: number };
+
+/** How many old-side and new-side lines the body items (or hunk lines) make. */
+function tally(items: readonly { readonly kind: BodyItemKind }[]): Sides {
+  let old = 0;
+  let added = 0;
+  for (const item of items) {
+    if (item.kind === 'context' || item.kind === 'remove') old++;
+    if (item.kind === 'context' || item.kind === 'add') added++;
+  }
+  return { old, new: added };
+}
+
+/** How many trailing blank lines to drop so the body matches the declared counts; undefined if none does. */
+function blankLinesToDrop(seen: Sides, trailingBlanks: number, counts: HunkCounts): number | undefined {
+  if (counts.oldCount === undefined || counts.newCount === undefined) return undefined;
+  const extra = seen.old - counts.oldCount;
+  if (extra !== seen.new - counts.newCount || extra < 0 || extra > trailingBlanks) return undefined;
+  return extra;
+}
+
+/**
+ * Empty lines at the end of a hunk are usually separators or the patch's last newline, not context.
+ * Keep exactly as many as the declared counts need; when the counts do not settle it, drop them all
+ * (dropping trailing context only loosens the match, keeping a spurious one would break it).
+ */
+function dropTrailingBlankLines(items: BodyItem[], counts: HunkCounts): void {
+  let trailing = 0;
+  while (trailing < items.length && items[items.length - 1 - trailing]?.blank) trailing++;
+  if (trailing === 0) return;
+  const drop = blankLinesToDrop(tally(items), trailing, counts) ?? trailing;
+  items.length -= drop;
+}
+
+/**
+ * The body stopped at a line that is not a hunk line. That ends the diff (prose or a fence after
+ * it) when the counts came out exactly, when the line is a fence, or when nothing diff-like
+ * follows; otherwise the line sits inside a hunk (say, a context line that lost its space) and
+ * reading on would silently cut the hunk short.
+ */
+function checkHunkEnd(context: HunkContext, items: readonly BodyItem[], counts: HunkCounts): EngineError | undefined {
+  const { source } = context;
+  if (source.index >= source.lines.length) return undefined;
+  const line = lineAt(source, source.index);
+  if (isHunkOrGitHeader(line) || isFileHeaderAt(source.lines, source.index)) return undefined;
+  if (countsMatch(tally(items), counts) || FENCE.test(line) || !diffLinesFollow(source.lines, source.index + 1)) return undefined;
+  return engineError('parse_error', `Line ${source.index + 1} (${quoteLine(line)}) interrupts hunk ${context.hunkIndex + 1} of ${context.path}: every hunk line must start with " " (context), "-", "+" or "\\". If it is a context line, add the missing leading space.`, { path: context.path, hunkIndex: context.hunkIndex });
+}
+
+/** Do the lines come out as the header declares? Never for a header without numbers. */
+function countsMatch(seen: Sides, counts: HunkCounts): boolean {
+  return seen.old === counts.oldCount && seen.new === counts.newCount;
+}
+
+/** Are there hunk-like lines after `from`, before the next file header? */
+function diffLinesFollow(lines: readonly string[], from: number): boolean {
+  for (let index = from; index < lines.length; index++) {
+    const line = lines[index] ?? '';
+    if (line.startsWith(GIT_HEADER) || isFileHeaderAt(lines, index)) return false;
+    if (line.startsWith('@@') || /^[ +\-\\]/.test(line)) return true;
+  }
+  return false;
+}
+
+function buildHunk(context: HunkContext, items: readonly BodyItem[], counts: HunkCounts): Result<Hunk> {
+  const { path, hunkIndex } = context;
+  const body = applyNoNewlineMarkers(context, items);
+  if (!body.ok) return body;
+  const { lines, oldLacksNewline, newLacksNewline } = body.value;
+  if (lines.length === 0) {
+    return fail(engineError('parse_error', `Hunk ${hunkIndex + 1} of ${path} (line ${context.headerIndex + 1}) has no lines. Give it context (" "), removed ("-") or added ("+") lines.`, { path, hunkIndex }));
+  }
+  if (lines.every((line) => line.kind !== 'context' && SUBPROJECT_LINE.test(line.text))) {
+    return fail(engineError('unsupported_git_patch_feature', `Hunk ${hunkIndex + 1} of ${path} (line ${context.headerIndex + 1}) changes a submodule commit; submodule patches are not supported.`, { path, hunkIndex }));
+  }
+  noteCountMismatch(context, lines, counts);
+  const hunk: { -readonly [K in keyof Hunk]: Hunk[K] } = { anchors: [], lines, atEndOfFile: oldLacksNewline };
+  if (counts.oldStart !== undefined) hunk.oldStart = counts.oldStart;
+  if (newLacksNewline) hunk.finalNewline = 'remove';
+  else if (oldLacksNewline) hunk.finalNewline = 'add';
+  return ok(hunk);
+}
+
+interface MarkedBody {
+  readonly lines: HunkLine[];
+  readonly oldLacksNewline: boolean;
+  readonly newLacksNewline: boolean;
+}
+
+/** `\ No newline at end of file` ends the side(s) of the line before it; nothing of that side may follow. */
+function applyNoNewlineMarkers(context: HunkContext, items: readonly BodyItem[]): Result<MarkedBody> {
+  const lines: HunkLine[] = [];
+  let oldEnded = false;
+  let newEnded = false;
+  let previousLine: HunkLine | undefined;
+  let afterMarker = false;
+  for (const item of items) {
+    const problem = markerProblem(item, previousLine, oldEnded, newEnded);
+    if (problem) return fail(engineError('parse_error', `Line ${item.index + 1} (${quoteLine(lineAt(context.source, item.index))}) ${problem}`, { path: context.path, hunkIndex: context.hunkIndex }));
+    if (item.kind !== 'marker') {
+      previousLine = { kind: item.kind, text: item.text };
+      lines.push(previousLine);
+    } else if (previousLine && !afterMarker) {
+      // A repeated marker says nothing new.
+      oldEnded ||= previousLine.kind !== 'add';
+      newEnded ||= previousLine.kind !== 'remove';
+    }
+    afterMarker = item.kind === 'marker';
+  }
+  return ok({ lines, oldLacksNewline: oldEnded, newLacksNewline: newEnded });
+}
+
+function markerProblem(item: BodyItem, previousLine: HunkLine | undefined, oldEnded: boolean, newEnded: boolean): string | undefined {
+  if (item.kind === 'marker') return previousLine === undefined ? 'must follow the hunk line that lacks its newline.' : undefined;
+  if (oldEnded && item.kind !== 'add') return 'comes after a `\\ No newline at end of file` marker for the old side; no old-side line may follow it.';
+  if (newEnded && item.kind !== 'remove') return 'comes after a `\\ No newline at end of file` marker for the new side; no new-side line may follow it.';
+  return undefined;
+}
+
+function noteCountMismatch(context: HunkContext, lines: readonly HunkLine[], counts: HunkCounts): void {
+  const seen = tally(lines);
+  if (counts.oldCount === undefined || counts.newCount === undefined || countsMatch(seen, counts)) return;
+  context.source.diagnostics.push({
+    code: 'hunk_count_mismatch',
+    message: `Hunk ${context.hunkIndex + 1} of ${context.path} (line ${context.headerIndex + 1}) declares ${counts.oldCount} old and ${counts.newCount} new lines but has ${seen.old} and ${seen.new}; the counts were ignored.`,
+    path: context.path,
+    hunkIndex: context.hunkIndex,
+  });
+}
