@@ -7,7 +7,7 @@ import { engineError, type EngineError } from './errors.ts';
 import { LIMITS } from './limits.ts';
 import { splitPatchLines } from './patchText.ts';
 import { normalizePatchPath } from './paths.ts';
-import { fail, hunksOf, ok, type FilePatch, type Hunk, type ParsedPatch, type Result, type V4AOperation } from './types.ts';
+import { fail, hunksOf, ok, type FilePatch, type ParsedPatch, type Result, type V4AOperation } from './types.ts';
 
 /** One operation being read, and how to name it in an error message. */
 interface OperationContext {

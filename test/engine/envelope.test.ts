@@ -2,43 +2,14 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 import fc from 'fast-check';
 import { parseEnvelope } from '../../daemon/engine/envelope.ts';
-import type { EngineError } from '../../daemon/engine/errors.ts';
 import { LIMITS } from '../../daemon/engine/limits.ts';
-import { splitPatchLines } from '../../daemon/engine/patchText.ts';
-import type { FilePatch, Hunk, ParsedPatch, Result } from '../../daemon/engine/types.ts';
+import { fromText, hunksOf, parserHarness } from '../helpers/parserHarness.ts';
 
-function parse(text: string): Result<ParsedPatch> {
-  const split = splitPatchLines(text);
-  if (!split.ok) assert.fail(split.error.message);
-  return parseEnvelope(split.value.lines);
-}
-
-function parsed(text: string): ParsedPatch {
-  const result = parse(text);
-  if (!result.ok) assert.fail(`unexpected ${result.error.code}: ${result.error.message}`);
-  return result.value;
-}
-
-function rejected(text: string): EngineError {
-  const result = parse(text);
-  if (result.ok) assert.fail('expected the patch to be rejected');
-  return result.error;
-}
+const { parsed, rejected, onlyFile } = parserHarness(fromText(parseEnvelope));
 
 /** A complete envelope around `lines`. */
 function envelope(...lines: string[]): string {
   return ['*** Begin Patch', ...lines, '*** End Patch', ''].join('\n');
-}
-
-function onlyFile(text: string): FilePatch {
-  const { files } = parsed(text);
-  assert.equal(files.length, 1);
-  return files[0]!;
-}
-
-function hunksOf(file: FilePatch): readonly Hunk[] {
-  assert.ok('hunks' in file, `a ${file.op} has no hunks`);
-  return file.hunks;
 }
 
 const replaceTwo = ['@@', '-two', '+TWO'];

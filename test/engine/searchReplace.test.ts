@@ -1,29 +1,12 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import type { EngineError } from '../../daemon/engine/errors.ts';
 import { LIMITS } from '../../daemon/engine/limits.ts';
 import { parsePatch } from '../../daemon/engine/parse.ts';
-import { splitPatchLines } from '../../daemon/engine/patchText.ts';
+import { fromText, parserHarness } from '../helpers/parserHarness.ts';
 import { parseSearchReplace } from '../../daemon/engine/searchReplace.ts';
-import type { FilePatch, ParsedPatch, Result, TextEdit } from '../../daemon/engine/types.ts';
+import type { FilePatch, TextEdit } from '../../daemon/engine/types.ts';
 
-function parse(text: string): Result<ParsedPatch> {
-  const split = splitPatchLines(text);
-  if (!split.ok) assert.fail(split.error.message);
-  return parseSearchReplace(split.value.lines);
-}
-
-function parsed(text: string): ParsedPatch {
-  const result = parse(text);
-  if (!result.ok) assert.fail(`unexpected ${result.error.code}: ${result.error.message}`);
-  return result.value;
-}
-
-function rejected(text: string): EngineError {
-  const result = parse(text);
-  if (result.ok) assert.fail('expected the reply to be rejected');
-  return result.error;
-}
+const { parsed, rejected } = parserHarness(fromText(parseSearchReplace));
 
 function block(search: string[], replace: string[], marks = { head: '<<<<<<< SEARCH', divider: '=======', tail: '>>>>>>> REPLACE' }): string[] {
   return [marks.head, ...search, marks.divider, ...replace, marks.tail];

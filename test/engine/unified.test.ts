@@ -4,40 +4,19 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { EngineError } from '../../daemon/engine/errors.ts';
 import { LIMITS } from '../../daemon/engine/limits.ts';
-import { splitPatchLines } from '../../daemon/engine/patchText.ts';
-import type { FilePatch, Hunk, ParsedPatch, Result } from '../../daemon/engine/types.ts';
+import { fromText, hunksOf, parserHarness } from '../helpers/parserHarness.ts';
+import type { Hunk } from '../../daemon/engine/types.ts';
 import { parseUnified } from '../../daemon/engine/unified.ts';
 
 const patch = (...lines: string[]) => `${lines.join('\n')}\n`;
 
-function parse(text: string): Result<ParsedPatch> {
-  const split = splitPatchLines(text);
-  assert.ok(split.ok, 'splitPatchLines refused the test patch');
-  return parseUnified(split.value.lines);
-}
-
-function parsed(text: string): ParsedPatch {
-  const result = parse(text);
-  assert.ok(result.ok, result.ok ? '' : `${result.error.code}: ${result.error.message}`);
-  return result.value;
-}
+const harness = parserHarness(fromText(parseUnified));
+const { parsed, onlyFile } = harness;
 
 function rejected(text: string, code: EngineError['code']): EngineError {
-  const result = parse(text);
-  assert.ok(!result.ok, `expected ${code}, but the patch parsed`);
-  assert.equal(result.error.code, code, result.error.message);
-  return result.error;
-}
-
-function onlyFile(text: string): FilePatch {
-  const { files } = parsed(text);
-  assert.equal(files.length, 1);
-  return files[0]!;
-}
-
-function hunksOf(file: FilePatch): readonly Hunk[] {
-  assert.ok('hunks' in file, `a ${file.op} has no hunks`);
-  return file.hunks;
+  const error = harness.rejected(text);
+  assert.equal(error.code, code, error.message);
+  return error;
 }
 
 function firstHunk(text: string): Hunk {

@@ -1,28 +1,12 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import fc from 'fast-check';
-import type { EngineError } from '../../daemon/engine/errors.ts';
 import { LIMITS } from '../../daemon/engine/limits.ts';
-import type { FilePatch, Hunk, ParsedPatch, V4AOperation } from '../../daemon/engine/types.ts';
+import type { Hunk, V4AOperation } from '../../daemon/engine/types.ts';
 import { parseV4AOperations } from '../../daemon/engine/v4a.ts';
+import { parserHarness } from '../helpers/parserHarness.ts';
 
-function parsed(...ops: V4AOperation[]): ParsedPatch {
-  const result = parseV4AOperations(ops);
-  if (!result.ok) assert.fail(`unexpected ${result.error.code}: ${result.error.message}`);
-  return result.value;
-}
-
-function rejected(...ops: V4AOperation[]): EngineError {
-  const result = parseV4AOperations(ops);
-  if (result.ok) assert.fail('expected the operations to be rejected');
-  return result.error;
-}
-
-function onlyFile(op: V4AOperation): FilePatch {
-  const { files } = parsed(op);
-  assert.equal(files.length, 1);
-  return files[0]!;
-}
+const { parsed, rejected, onlyFile } = parserHarness((...ops: V4AOperation[]) => parseV4AOperations(ops));
 
 function hunksOf(op: V4AOperation): readonly Hunk[] {
   const file = onlyFile(op);
