@@ -1,8 +1,8 @@
 /**
- * `PatchClient`: a typed connection to a patchd daemon — one it spawns, or one already
- * reachable through a pair of streams. Every call is validated against `protocol/`, has a
- * time limit, and fails with `DaemonExitedError` / `ConnectionClosedError` the moment the
- * daemon goes away.
+ * `PatchClient`: a typed connection to a patchd daemon — one it spawns, a shared one on a unix
+ * socket, or one already reachable through a pair of streams. Every call is validated against
+ * `protocol/`, has a time limit, and fails with `DaemonExitedError` / `ConnectionClosedError`
+ * the moment the daemon goes away.
  */
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
 import {
@@ -12,6 +12,7 @@ import {
 import { DaemonProcess, type DaemonExit, type DaemonProcessOptions } from './daemonProcess.ts';
 import { ConnectionClosedError, DaemonExitedError, ProtocolError } from './errors.ts';
 import { RpcChannel, type CallOptions } from './rpc.ts';
+import { connectSocket, endSocket } from './socket.ts';
 import { Workspace } from './workspace.ts';
 
 /** Options of {@link PatchClient.connect}. */
@@ -20,6 +21,12 @@ export interface ConnectOptions {
   readonly requestTimeoutMs?: number | undefined;
   /** Sent with `initialize` (default `{name: "patchd-client"}`). */
   readonly clientInfo?: ClientInfo | undefined;
+}
+
+/** Options of {@link PatchClient.connect} to a shared daemon. */
+export interface SocketConnectOptions extends ConnectOptions {
+  /** The unix socket a shared daemon listens on (`patchd serve --socket PATH`). */
+  readonly socket: string;
 }
 
 /** Options of {@link PatchClient.spawn}. */
@@ -31,18 +38,30 @@ export interface SpawnOptions extends ConnectOptions, DaemonProcessOptions {
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 const SHUTDOWN_TIMEOUT_MS = 5_000;
 
+/** How this client reaches its daemon, and how it lets go of it. */
+interface Endpoint {
+  /** A spawned daemon, owned by this client. */
+  readonly daemon?: DaemonProcess | undefined;
+  /** The daemon serves other clients too: closing this client must not shut it down. */
+  readonly shared: boolean;
+  /** Releases the transport once the channel is closed. */
+  readonly release: () => Promise<unknown>;
+}
+
+const STREAMS: Endpoint = { shared: false, release: async () => {} };
+
 export class PatchClient implements AsyncDisposable {
   /** The daemon's name and version, from `initialize`. */
   readonly serverInfo: InitializeResult['serverInfo'];
   /** Every `format` name the daemon accepts besides `auto`. */
   readonly formats: readonly string[];
   readonly #rpc: RpcChannel;
-  readonly #daemon: DaemonProcess | undefined;
+  readonly #endpoint: Endpoint;
   #closing: Promise<void> | undefined;
 
-  private constructor(rpc: RpcChannel, info: InitializeResult, daemon: DaemonProcess | undefined) {
+  private constructor(rpc: RpcChannel, info: InitializeResult, endpoint: Endpoint) {
     this.#rpc = rpc;
-    this.#daemon = daemon;
+    this.#endpoint = endpoint;
     this.serverInfo = info.serverInfo;
     this.formats = info.formats;
   }
@@ -58,34 +77,54 @@ export class PatchClient implements AsyncDisposable {
     const rpc = new RpcChannel(connection, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
     void daemon.exited.then((exit) => rpc.close(exitedError(exit, daemon)));
     connection.onClose(() => void closeAfterExit(rpc, daemon));
-    return PatchClient.#initialize(rpc, options, daemon);
+    return PatchClient.#initialize(rpc, options, { daemon, shared: false, release: () => daemon.stop(SHUTDOWN_TIMEOUT_MS) });
   }
 
+  /**
+   * Joins a shared daemon on its unix socket (`patchd serve --socket PATH`): `connect({ socket })`.
+   * Clients that open the same root there share one workspace — one pool, one watcher, one
+   * lock table. `close()` only disconnects; the daemon keeps serving the others.
+   */
+  static async connect(options: SocketConnectOptions): Promise<PatchClient>;
   /** Speaks to a daemon over existing streams (its stdout as `readable`, its stdin as `writable`). */
-  static async connect(readable: NodeJS.ReadableStream, writable: NodeJS.WritableStream, options: ConnectOptions = {}): Promise<PatchClient> {
-    const connection = createConnection(readable, writable);
+  static async connect(readable: NodeJS.ReadableStream, writable: NodeJS.WritableStream, options?: ConnectOptions): Promise<PatchClient>;
+  static async connect(
+    target: SocketConnectOptions | NodeJS.ReadableStream, writable?: NodeJS.WritableStream, options: ConnectOptions = {},
+  ): Promise<PatchClient> {
+    if ('socket' in target && typeof target.socket === 'string') return PatchClient.#connectSocket(target);
+    const connection = createConnection(target as NodeJS.ReadableStream, writable!);
     const rpc = new RpcChannel(connection, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
     connection.onClose(() => rpc.close(new ConnectionClosedError('The connection to the patchd daemon closed.')));
-    return PatchClient.#initialize(rpc, options, undefined);
+    return PatchClient.#initialize(rpc, options, STREAMS);
   }
 
-  static async #initialize(rpc: RpcChannel, options: ConnectOptions, daemon: DaemonProcess | undefined): Promise<PatchClient> {
+  static async #connectSocket(options: SocketConnectOptions): Promise<PatchClient> {
+    const socket = await connectSocket(options.socket);
+    const connection = createConnection(socket, socket);
+    const rpc = new RpcChannel(connection, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
+    const lost = () => rpc.close(new ConnectionClosedError(`The connection to the patchd daemon at ${options.socket} closed.`));
+    connection.onClose(lost);
+    socket.once('close', lost);
+    return PatchClient.#initialize(rpc, options, { shared: true, release: () => endSocket(socket, SHUTDOWN_TIMEOUT_MS) });
+  }
+
+  static async #initialize(rpc: RpcChannel, options: ConnectOptions, endpoint: Endpoint): Promise<PatchClient> {
     try {
       const info = await rpc.request(InitializeRequest, { clientInfo: options.clientInfo ?? { name: 'patchd-client' } });
       if (info.protocolVersion !== PROTOCOL_VERSION) {
         throw new ProtocolError(`The daemon speaks protocol version ${info.protocolVersion}; this client speaks ${PROTOCOL_VERSION}.`);
       }
-      return new PatchClient(rpc, info, daemon);
+      return new PatchClient(rpc, info, endpoint);
     } catch (error) {
       rpc.close(new ConnectionClosedError('The client could not initialize the daemon.'));
-      await daemon?.stop(0);
+      await (endpoint.daemon?.stop(0) ?? endpoint.release());
       throw error;
     }
   }
 
   /** Process id of a spawned daemon (undefined with `connect`). */
   get pid(): number | undefined {
-    return this.#daemon?.child.pid;
+    return this.#endpoint.daemon?.child.pid;
   }
 
   /** True once the connection is closed, by `close()` or because the daemon went away. */
@@ -104,7 +143,8 @@ export class PatchClient implements AsyncDisposable {
 
   /**
    * Shuts the daemon down politely (`shutdown`, then `exit`) and closes the connection; a
-   * spawned daemon is killed if it has not exited within a few seconds. Idempotent.
+   * spawned daemon is killed if it has not exited within a few seconds. A shared daemon (on a
+   * socket) is only disconnected from; every workspace this client held is released. Idempotent.
    */
   close(): Promise<void> {
     this.#closing ??= this.#shutdown();
@@ -116,7 +156,7 @@ export class PatchClient implements AsyncDisposable {
   }
 
   async #shutdown(): Promise<void> {
-    if (this.#rpc.closedBy === undefined) {
+    if (this.#rpc.closedBy === undefined && !this.#endpoint.shared) {
       try {
         await this.#rpc.request0(ShutdownRequest, { timeoutMs: SHUTDOWN_TIMEOUT_MS });
         await this.#rpc.notify0(ExitNotification);
@@ -125,7 +165,7 @@ export class PatchClient implements AsyncDisposable {
       }
     }
     this.#rpc.close(new ConnectionClosedError('The client was closed.'));
-    await this.#daemon?.stop(SHUTDOWN_TIMEOUT_MS);
+    await this.#endpoint.release();
   }
 }
 

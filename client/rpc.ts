@@ -4,12 +4,13 @@
  * the moment the connection closes.
  */
 import {
-  CancellationTokenSource, ConnectionError, ResponseError, type CancellationToken, type MessageConnection, type RequestType,
+  CancellationTokenSource, ConnectionError, ResponseError,
+  type CancellationToken, type MessageConnection, type NotificationType, type ProgressType, type RequestType,
 } from 'vscode-jsonrpc/node';
 import { prettifyError, type z } from 'zod';
 import {
-  FileReceiptProgress, RpcErrorDataSchema,
-  type Notification0Definition, type ProgressToken, type Request0Definition, type RequestDefinition,
+  RpcErrorDataSchema,
+  type Notification0Definition, type NotificationDefinition, type ProgressToken, type Request0Definition, type RequestDefinition,
 } from '../protocol/index.ts';
 import { ConnectionClosedError, ProtocolError, RequestAbortedError, RequestTimeoutError, RpcError } from './errors.ts';
 
@@ -27,6 +28,7 @@ export class RpcChannel {
   readonly #connection: MessageConnection;
   readonly #defaultTimeoutMs: number;
   readonly #pending = new Set<(error: Error) => void>();
+  readonly #notificationHandlers = new Map<string, Set<(params: unknown) => void>>();
   #closedBy: ConnectionClosedError | undefined;
   #progressTokens = 0;
 
@@ -56,11 +58,29 @@ export class RpcChannel {
     await this.#connection.sendNotification(definition.type);
   }
 
-  /** Listens for `$/progress` file receipts under a fresh token (values arrive unvalidated). */
-  listenForFiles(handler: (value: unknown) => void): { readonly token: ProgressToken; dispose(): void } {
-    const token = `patchd-files-${++this.#progressTokens}`;
-    const listener = this.#connection.onProgress(FileReceiptProgress, token, handler);
+  /** Listens for `$/progress` values of `type` under a fresh token (values arrive unvalidated). */
+  listenForProgress<T>(type: ProgressType<T>, handler: (value: unknown) => void): { readonly token: ProgressToken; dispose(): void } {
+    const token = `patchd-progress-${++this.#progressTokens}`;
+    const listener = this.#connection.onProgress(type, token, handler);
     return { token, dispose: () => listener.dispose() };
+  }
+
+  /** Calls `handler` with the params of every `definition` notification that matches its schema; returns the unsubscribe function. */
+  onNotification<P extends z.ZodType>(definition: NotificationDefinition<P>, handler: (params: z.infer<P>) => void): () => void {
+    let handlers = this.#notificationHandlers.get(definition.method);
+    if (handlers === undefined) {
+      const registered = new Set<(params: unknown) => void>();
+      this.#notificationHandlers.set(definition.method, (handlers = registered));
+      // vscode-jsonrpc keeps one handler per method, so this channel fans out itself.
+      const type = definition.type as NotificationType<unknown>;
+      this.#connection.onNotification(type, (params: unknown) => registered.forEach((notify) => notify(params)));
+    }
+    const validated = (params: unknown): void => {
+      const parsed = definition.params.safeParse(params);
+      if (parsed.success) handler(parsed.data);
+    };
+    handlers.add(validated);
+    return () => handlers.delete(validated);
   }
 
   /** Closes the channel: every pending and later call fails with `reason`. Idempotent. */

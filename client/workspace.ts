@@ -1,12 +1,22 @@
 /**
- * A workspace opened through a {@link PatchClient}: apply patches, read files, close.
+ * A workspace opened through a {@link PatchClient}: apply patches (one, or many at once), read
+ * files, hear about outside changes, close.
  */
 import {
-  ApplyPatchRequest, CloseWorkspaceRequest, FileReceiptSchema, ReadFileRequest,
-  type ApplyParams, type FileReceipt, type FormatName, type ReadFileResult, type Receipt, type StructuredEdit, type V4AOperation,
+  ApplyPatchRequest, CloseWorkspaceRequest, FileChangedNotification, FileReceiptProgress, FileReceiptSchema, ReadFileRequest,
+  type ApplyParams, type BatchReceipt, type BatchSummary, type FileReceipt, type FormatName, type ReadFileResult, type Receipt,
+  type StructuredEdit, type V4AOperation,
 } from '../protocol/index.ts';
+import { streamBatch, type ApplyManyOptions, type BatchEntry } from './batch.ts';
 import { ConnectionClosedError, ProtocolError } from './errors.ts';
 import type { CallOptions, RpcChannel } from './rpc.ts';
+import { streamOf } from './stream.ts';
+
+/** A file this client read or patched changed outside patchd: its new sha256, or null when it was deleted. */
+export interface FileChange {
+  readonly path: string;
+  readonly sha256: string | null;
+}
 
 /**
  * What {@link Workspace.apply} takes: patch text in any dialect (unified / git diff, `*** Begin
@@ -63,7 +73,7 @@ export class Workspace implements AsyncDisposable {
     const { onFile } = options;
     if (onFile === undefined) return this.#rpc.request(ApplyPatchRequest, params, options);
     let streamError: unknown;
-    const files = this.#rpc.listenForFiles((value) => {
+    const files = this.#rpc.listenForProgress(FileReceiptProgress, (value) => {
       try {
         onFile(parseFileReceipt(value));
       } catch (error) {
@@ -91,26 +101,41 @@ export class Workspace implements AsyncDisposable {
    *   console.log(step.value.path);
    * }
    */
-  async *applyStream(patch: Change, options: ApplyOptions = {}): AsyncGenerator<FileReceipt, Receipt, undefined> {
-    const arrived: FileReceipt[] = [];
-    let wake: (() => void) | undefined;
-    let finished = false;
-    const onFile = (file: FileReceipt) => {
-      options.onFile?.(file);
-      arrived.push(file);
-      wake?.();
-    };
-    const receipt = this.apply(patch, { ...options, onFile }).finally(() => {
-      finished = true;
-      wake?.();
+  applyStream(patch: Change, options: ApplyOptions = {}): AsyncGenerator<FileReceipt, Receipt, undefined> {
+    return streamOf((push: (file: FileReceipt) => void) => this.apply(patch, {
+      ...options,
+      onFile: (file) => {
+        options.onFile?.(file);
+        push(file);
+      },
+    }));
+  }
+
+  /**
+   * Applies many independent patches in one `patch/applyBatch` call, `concurrency` at a time on
+   * the daemon: yields `{index, receipt}` as each patch finishes (completion order), then
+   * returns the {@link BatchSummary}. Patches sharing a file apply in index order. Leaving the
+   * loop early does not stop the batch; pass `signal` for that (patches already committed stay).
+   * Give a `timeoutMs` that fits the whole batch.
+   *
+   * @example
+   * for await (const { index, receipt } of workspace.applyMany(patches, { concurrency: 8 })) {
+   *   console.log(index, receipt.status);
+   * }
+   */
+  applyMany(patches: readonly BatchEntry[], options: ApplyManyOptions = {}): AsyncGenerator<BatchReceipt, BatchSummary, undefined> {
+    return streamBatch(this.#rpc, this.id, patches, options);
+  }
+
+  /**
+   * Calls `listener` whenever a file this client read or patched in this workspace changes
+   * outside patchd (an editor's save, a delete, another tool) — never for patchd's own
+   * commits. Returns the unsubscribe function.
+   */
+  onFileChanged(listener: (change: FileChange) => void): () => void {
+    return this.#rpc.onNotification(FileChangedNotification, ({ workspaceId, path, sha256 }) => {
+      if (workspaceId === this.id) listener({ path, sha256 });
     });
-    receipt.catch(() => {}); // observed below; avoids an unhandled rejection if the caller stops early
-    for (;;) {
-      const next = arrived.shift();
-      if (next !== undefined) yield next;
-      else if (finished) return await receipt;
-      else await new Promise<void>((resolve) => (wake = resolve));
-    }
   }
 
   /**

@@ -9,8 +9,8 @@ const [command, ...args] = process.argv.slice(2);
 if (command === 'serve') {
   const wire = claimStdout();
   const { serve } = await import('./cli/serve.ts');
-  const usageError = serve(args, wire);
-  if (usageError !== undefined) process.exit(usageError);
+  const failed = await serve(args, wire);
+  if (failed !== undefined) process.exit(failed);
 } else {
   const { runCommand } = await import('./cli/command.ts');
   const code = await runCommand(command, args);

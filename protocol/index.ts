@@ -3,17 +3,18 @@
  * vscode-jsonrpc message type, the receipt shapes, and the error codes with their hints.
  * Imported by both the daemon and the client; nothing else declares these shapes.
  *
- * | method            | params                 | result                |
- * | ----------------- | ---------------------- | --------------------- |
- * | `initialize`      | `InitializeParams`     | `InitializeResult`    |
- * | `workspace/open`  | `OpenWorkspaceParams`  | `OpenWorkspaceResult` |
- * | `workspace/close` | `CloseWorkspaceParams` | `null`                |
- * | `patch/apply`     | `ApplyParams`          | `Receipt`             |
- * | `file/read`       | `ReadFileParams`       | `ReadFileResult`      |
- * | `shutdown`        | —                      | `null`                |
+ * | method             | params                 | result                |
+ * | ------------------ | ---------------------- | --------------------- |
+ * | `initialize`       | `InitializeParams`     | `InitializeResult`    |
+ * | `workspace/open`   | `OpenWorkspaceParams`  | `OpenWorkspaceResult` |
+ * | `workspace/close`  | `CloseWorkspaceParams` | `null`                |
+ * | `patch/apply`      | `ApplyParams`          | `Receipt`             |
+ * | `patch/applyBatch` | `ApplyBatchParams`     | `BatchSummary`        |
+ * | `file/read`        | `ReadFileParams`       | `ReadFileResult`      |
+ * | `shutdown`         | —                      | `null`                |
  *
- * Notifications: `exit` (client → daemon), `$/progress` with a `FileReceipt` and
- * `file/changed` (daemon → client).
+ * Notifications: `exit` (client → daemon); `$/progress` with a `FileReceipt` (`patch/apply`)
+ * or a `BatchReceipt` (`patch/applyBatch`), and `file/changed` (daemon → client).
  */
 export * from './define.ts';
 export * from './errors.ts';
@@ -21,6 +22,7 @@ export * from './formats.ts';
 export * from './lifecycle.ts';
 export * from './workspace.ts';
 export * from './patch.ts';
+export * from './batch.ts';
 export * from './file.ts';
 export * from './receipt.ts';
 

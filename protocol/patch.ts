@@ -58,42 +58,58 @@ const capped = <T extends z.ZodType>(values: T) =>
     message: `at most ${MAX_PRECONDITIONS} entries`,
   });
 
+/** What to apply: exactly one of `patch`, `operations` and `edits` (see {@link hasOnePatchInput}). */
+export const PatchInputSchema = z.object({
+  /**
+   * Patch text in any accepted dialect: unified / git diff, `*** Begin Patch` envelope, Aider
+   * SEARCH/REPLACE blocks, or an `apply_patch <<'EOF'` shell command.
+   */
+  patch: z.string().optional(),
+  /** V4A operations, instead of `patch`. */
+  operations: z.array(V4AOperationSchema).max(MAX_OPERATIONS).optional(),
+  /** Structured edits and whole-file writes, instead of `patch`. */
+  edits: z.array(StructuredEditSchema).max(MAX_OPERATIONS).optional(),
+});
+
+/** How to apply one patch; shared by `patch/apply` and each patch of `patch/applyBatch`. */
+export const PatchOptionsSchema = z.object({
+  /** Dialect of the patch; `auto` (the default) detects it. */
+  format: FormatNameSchema.optional(),
+  /** Compute everything, write nothing (`status: "dry_run"`). */
+  dryRun: z.boolean().optional(),
+  /** All files or none (the default, `true`); `false` applies in order and may end `partial`. */
+  atomic: z.boolean().optional(),
+  /** `exact` turns off the whitespace and punctuation tolerance tiers. */
+  fuzz: z.enum(['default', 'exact']).optional(),
+  /** Pre-images the caller asserts: path → lowercase sha256, or `""` for "must not exist". */
+  expectedSha256ByPath: capped(z.string().regex(/^([0-9a-f]{64})?$/, 'expected 64 lowercase hex digits or ""')).optional(),
+  /** Pre-images as `file/read` versions: path → version. */
+  baseVersions: capped(z.string().max(200)).optional(),
+});
+
+/** True when exactly one of `patch`, `operations` and `edits` is given. */
+export function hasOnePatchInput(input: { readonly patch?: unknown; readonly operations?: unknown; readonly edits?: unknown }): boolean {
+  return [input.patch, input.operations, input.edits].filter((given) => given !== undefined).length === 1;
+}
+
+/** The refinement message of {@link hasOnePatchInput}. */
+export const ONE_PATCH_INPUT = { message: 'send exactly one of `patch`, `operations` and `edits`', path: ['patch'] };
+
 /** Params of `patch/apply`. Exactly one of `patch`, `operations` and `edits` is required. */
 export const ApplyParamsSchema = z
   .object({
     workspaceId: WorkspaceIdSchema,
-    /**
-     * Patch text in any accepted dialect: unified / git diff, `*** Begin Patch` envelope, Aider
-     * SEARCH/REPLACE blocks, or an `apply_patch <<'EOF'` shell command.
-     */
-    patch: z.string().optional(),
-    /** V4A operations, instead of `patch`. */
-    operations: z.array(V4AOperationSchema).max(MAX_OPERATIONS).optional(),
-    /** Structured edits and whole-file writes, instead of `patch`. */
-    edits: z.array(StructuredEditSchema).max(MAX_OPERATIONS).optional(),
-    /** Dialect of the patch; `auto` (the default) detects it. */
-    format: FormatNameSchema.optional(),
-    /** Compute everything, write nothing (`status: "dry_run"`). */
-    dryRun: z.boolean().optional(),
-    /** All files or none (the default, `true`); `false` applies in order and may end `partial`. */
-    atomic: z.boolean().optional(),
-    /** `exact` turns off the whitespace and punctuation tolerance tiers. */
-    fuzz: z.enum(['default', 'exact']).optional(),
-    /** Pre-images the caller asserts: path → lowercase sha256, or `""` for "must not exist". */
-    expectedSha256ByPath: capped(z.string().regex(/^([0-9a-f]{64})?$/, 'expected 64 lowercase hex digits or ""')).optional(),
-    /** Pre-images as `file/read` versions: path → version. */
-    baseVersions: capped(z.string().max(200)).optional(),
+    ...PatchInputSchema.shape,
+    ...PatchOptionsSchema.shape,
     /** When given, each file receipt is also sent as `$/progress {token, value}` before the response. */
     partialResultToken: ProgressTokenSchema.optional(),
   })
-  .refine((params) => [params.patch, params.operations, params.edits].filter((input) => input !== undefined).length === 1, {
-    message: 'send exactly one of `patch`, `operations` and `edits`',
-    path: ['patch'],
-  });
+  .refine(hasOnePatchInput, ONE_PATCH_INPUT);
 
 export type V4AOperation = z.infer<typeof V4AOperationSchema>;
 export type StructuredEdit = z.infer<typeof StructuredEditSchema>;
 export type ProgressToken = z.infer<typeof ProgressTokenSchema>;
+export type PatchOptions = z.infer<typeof PatchOptionsSchema>;
 export type ApplyParams = z.infer<typeof ApplyParamsSchema>;
 
 /**

@@ -1,48 +1,60 @@
-/** `patchd serve`: JSON-RPC over stdio until `exit`, stdin closing, or SIGINT/SIGTERM; then exit 0. */
-import { parseArgs } from 'node:util';
+/**
+ * `patchd serve`: JSON-RPC over stdio until `exit`, stdin closing, or SIGINT/SIGTERM; with
+ * `--socket PATH`, a shared daemon on a unix socket that any number of clients connect to,
+ * until SIGINT/SIGTERM. Either way every workspace and pool is closed, then exit 0.
+ */
 import type { Writable } from 'node:stream';
+import { parseArgs } from 'node:util';
 import { serveConnection } from '../server/connection.ts';
 import { createLogger, describeError, type Logger } from '../server/logger.ts';
 import type { WorkspaceRegistry } from '../server/registry.ts';
-import { createRegistry, resolveTaskTimeoutMs } from './runtime.ts';
+import { createRegistry, resolveStateRoot, resolveTaskTimeoutMs } from './runtime.ts';
+import { serveSocket } from './serveSocket.ts';
+import { stopOnce } from './stop.ts';
 
-/** Serves on stdin / `wire` (the private stdout handle from `claimStdout`). Returns an exit code on bad usage. */
-export function serve(args: readonly string[], wire: Writable): number | undefined {
+const SERVE_USAGE = 'usage: patchd serve [--socket PATH] [--task-timeout-ms N] [--state-dir DIR]';
+
+interface ServeCommand {
+  readonly taskTimeoutMs: number;
+  readonly socket: string | undefined;
+  readonly stateRoot: string | undefined;
+}
+
+/** Serves on stdin / `wire` (the private stdout handle from `claimStdout`), or on a socket. Resolves with an exit code when it cannot start. */
+export async function serve(args: readonly string[], wire: Writable): Promise<number | undefined> {
   const parsed = parseServeArgs(args);
   if (typeof parsed === 'string') {
-    process.stderr.write(`patchd serve: ${parsed}\nusage: patchd serve [--task-timeout-ms N]\n`);
+    process.stderr.write(`patchd serve: ${parsed}\n${SERVE_USAGE}\n`);
     return 2;
   }
   const log = createLogger();
-  const registry = createRegistry({ taskTimeoutMs: parsed.taskTimeoutMs, log });
-  const stop = stopOnce(registry, wire, log);
-  const session = serveConnection({ input: process.stdin, output: wire, registry, log, onExit: () => stop('exit notification') });
-  void session.closed.then(() => stop('input closed'));
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => stop(signal));
+  const registry = createRegistry({ taskTimeoutMs: parsed.taskTimeoutMs, log, stateRoot: parsed.stateRoot });
   // One client's bad luck must not end every client's session.
   process.on('unhandledRejection', (reason) => log.error('unhandled rejection', describeError(reason)));
+  if (parsed.socket !== undefined) return serveSocket(parsed.socket, registry, log);
+  serveStdio(registry, wire, log);
   log.info('serving', { pid: process.pid, taskTimeoutMs: parsed.taskTimeoutMs });
   return undefined;
 }
 
-/** Closes every workspace and pool (no orphaned threads), then exits 0; later calls do nothing. */
-function stopOnce(registry: WorkspaceRegistry, wire: Writable, log: Logger): (reason: string) => void {
-  let stopping = false;
-  return (reason) => {
-    if (stopping) return;
-    stopping = true;
-    log.info('stopping', { reason });
-    void registry.closeAll()
-      .catch((error: unknown) => log.error('close failed', describeError(error)))
-      .finally(() => exitAfterFlush(wire));
-  };
+function serveStdio(registry: WorkspaceRegistry, wire: Writable, log: Logger): void {
+  const stop = stopOnce(registry, log, () => exitAfterFlush(wire));
+  const session = serveConnection({ input: process.stdin, output: wire, registry, log, onExit: () => stop('exit notification') });
+  void session.closed.then(() => stop('input closed'));
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => stop(signal));
 }
 
-function parseServeArgs(args: readonly string[]): { taskTimeoutMs: number } | string {
+function parseServeArgs(args: readonly string[]): ServeCommand | string {
   try {
-    const { values } = parseArgs({ args: [...args], options: { 'task-timeout-ms': { type: 'string' } }, strict: true });
+    const { values } = parseArgs({
+      args: [...args],
+      options: { 'task-timeout-ms': { type: 'string' }, socket: { type: 'string' }, 'state-dir': { type: 'string' } },
+      strict: true,
+    });
     const taskTimeoutMs = resolveTaskTimeoutMs(values['task-timeout-ms']);
-    return taskTimeoutMs === undefined ? 'the task time limit must be a positive integer of milliseconds' : { taskTimeoutMs };
+    if (taskTimeoutMs === undefined) return 'the task time limit must be a positive integer of milliseconds';
+    if (values.socket === '') return '--socket needs a path';
+    return { taskTimeoutMs, socket: values.socket, stateRoot: resolveStateRoot(values['state-dir']) };
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
   }

@@ -6,13 +6,14 @@
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { parsePatch, planPatch, requiredPaths, type Plan, type PlannedFile, type Result } from '../engine/index.ts';
 import type { EngineTask, ParseOutput } from './tasks.ts';
-import { spinIfTestRunaway } from './testHooks.ts';
+import { spinIfTestRunaway, spinIfTestRunawayFile } from './testHooks.ts';
 
 export default function runEngineTask(task: EngineTask): unknown {
   if (task.kind === 'parse') {
     spinIfTestRunaway(task.input.patch);
     return parseTask(task);
   }
+  spinIfTestRunawayFile(task.files);
   return transferPlan(planPatch(task.parsed, task.files, task.options));
 }
 

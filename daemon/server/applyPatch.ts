@@ -1,66 +1,151 @@
 /**
- * The `patch/apply` flow: parse (pool) → snapshot the named files → check the caller's
- * pre-images → plan (pool) → commit unless dry run → receipt. Every way a patch can fail ends
- * in a `rejected` receipt; only cancellation and internal faults throw.
+ * The `patch/apply` flow: parse (pool) → lock every path the patch names → snapshot → check
+ * the caller's pre-images → plan (pool) → commit → receipt. The commit verifies under the
+ * same locks that the disk still holds the snapshot; when a change made outside patchd got
+ * in between, a patch without preconditions is planned again on the new bytes, once, and one
+ * with preconditions is `stale_file`. A dry run takes no locks and writes nothing.
+ *
+ * Every way a patch can fail ends in a `rejected` receipt; only cancellation (including the
+ * client going away) and internal faults throw — and the locks are released either way.
  */
 import type { ApplyParams, FileReceipt, Receipt } from '../../protocol/index.ts';
-import type { FileSnapshot, ParsedPatch, PatchInput, Plan, PlannedFile } from '../engine/index.ts';
+import type { EngineError, FileSnapshot, ParsedPatch, PatchInput, Plan, PlannedFile } from '../engine/index.ts';
 import type { EnginePool } from '../pool/pool.ts';
-import type { CommitOutcome, Workspace } from '../workspace/workspace.ts';
+import { LockAbortedError } from '../workspace/locks.ts';
+import { sha256Hex, type CommitOutcome, type LockLease, type Workspace } from '../workspace/workspace.ts';
+import { performance } from 'node:perf_hooks';
+import type { Turn } from './turns.ts';
 import { RequestCancelledError } from './failures.ts';
-import { checkExpectations, collectExpectations, type Checked } from './preconditions.ts';
-import { assignCreatedDirs, failureOf, ReceiptDraft, toFileReceipt } from './receipts.ts';
+import type { Logger } from './logger.ts';
+import { checkExpectations, collectExpectations, type Checked, type Expectations } from './preconditions.ts';
+import { assignCreatedDirs, failureOf, ReceiptDraft, toFileReceipt, type PatchFailure } from './receipts.ts';
 
 export interface ApplyContext {
   readonly workspace: Workspace;
   readonly pool: EnginePool;
-  /** Aborted when the client cancels; checked before anything is written. */
+  /** Aborted when the client cancels or disconnects; checked before anything is written. */
   readonly signal: AbortSignal;
+  /** When set, the patch queues for its locks only after `turn.ready` (batch items lock in index order). */
+  readonly turn?: Turn | undefined;
+  /** Debug logs: which paths a patch locked, and how long it waited for them. */
+  readonly log?: Logger | undefined;
 }
 
 type Snapshots = ReadonlyMap<string, FileSnapshot>;
 
-interface Prepared {
+/** A parsed patch and what it needs: its preconditions and every path to lock and read. */
+interface Job {
+  readonly params: ApplyParams;
   readonly parsed: ParsedPatch;
+  readonly expected: Expectations;
+  readonly paths: readonly string[];
+}
+
+interface Planned {
+  readonly plan: Plan;
   readonly snapshots: Snapshots;
 }
 
 export async function applyPatch(params: ApplyParams, context: ApplyContext): Promise<Receipt> {
   const draft = new ReceiptDraft(params.atomic ?? true, params.format ?? 'auto');
-  const prepared = await prepare(params, context, draft);
-  if (!prepared.ok) return draft.rejected(prepared.failure);
-  const { parsed, snapshots } = prepared.value;
-  const plan = await draft.timed('planMs', () => context.pool.plan(parsed, snapshots, { fuzz: params.fuzz }, context.signal));
-  if (!plan.ok) return draft.rejected(failureOf(plan.error));
-  if (params.dryRun === true) return draft.finish('dry_run', fileReceipts(plan.value.files, snapshots));
-  if (context.signal.aborted) throw new RequestCancelledError();
-  const atomic = params.atomic ?? true;
-  const { transactionId } = draft;
-  const outcome = await draft.timed('commitMs', () => context.workspace.commit(plan.value, { atomic, snapshots, transactionId }));
-  return commitReceipt(draft, plan.value, snapshots, outcome);
+  try {
+    const job = await prepare(params, context, draft);
+    if (!job.ok) return draft.rejected(job.failure);
+    if (params.dryRun === true) return await dryRun(job.value, context, draft);
+    using _lease = await lockPaths(job.value.paths, context);
+    return await commitLocked(job.value, context, draft);
+  } finally {
+    context.turn?.done();
+  }
 }
 
-/** Parses the patch and reads what it names, checking the caller's pre-images. */
-async function prepare(params: ApplyParams, context: ApplyContext, draft: ReceiptDraft): Promise<Checked<Prepared>> {
+async function prepare(params: ApplyParams, context: ApplyContext, draft: ReceiptDraft): Promise<Checked<Job>> {
   const parsed = await draft.timed('parseMs', () => context.pool.parse(patchInput(params), context.signal));
   if (!parsed.ok) return { ok: false, failure: failureOf(parsed.error) };
   const { dialect, diagnostics, ignoredMetadata } = parsed.value.parsed;
   draft.noteParsed({ format: dialect, diagnostics, ignoredMetadata });
-  return draft.timed('planMs', async () => {
-    const expected = await collectExpectations(params, context.workspace);
-    if (!expected.ok) return expected;
-    const snapshots = await context.workspace.snapshot([...new Set([...parsed.value.paths, ...expected.value.keys()])]);
-    if (!snapshots.ok) return { ok: false, failure: failureOf(snapshots.error) };
-    const fresh = checkExpectations(expected.value, snapshots.value);
-    return fresh.ok ? { ok: true, value: { parsed: parsed.value.parsed, snapshots: snapshots.value } } : fresh;
-  });
+  const expected = collectExpectations(params);
+  if (!expected.ok) return expected;
+  const paths = [...new Set([...parsed.value.paths, ...expected.value.keys()])];
+  return { ok: true, value: { params, parsed: parsed.value.parsed, expected: expected.value, paths } };
 }
 
 function patchInput({ patch, operations, edits, format }: ApplyParams): PatchInput {
   return { patch, operations, edits, format };
 }
 
-function commitReceipt(draft: ReceiptDraft, plan: Plan, snapshots: Snapshots, outcome: CommitOutcome): Receipt {
+async function lockPaths(paths: readonly string[], context: ApplyContext): Promise<LockLease> {
+  await context.turn?.ready;
+  const asked = performance.now();
+  const pending = context.workspace.lock(paths, context.signal);
+  context.turn?.done();
+  try {
+    const lease = await pending;
+    context.log?.debug('locked', { paths: lease.paths, waitedMs: Math.round(performance.now() - asked) });
+    return lease;
+  } catch (error) {
+    throw error instanceof LockAbortedError ? new RequestCancelledError() : error;
+  }
+}
+
+async function dryRun(job: Job, context: ApplyContext, draft: ReceiptDraft): Promise<Receipt> {
+  const planned = await draft.timed('planMs', () => snapshotAndPlan(job, context, { locked: false }));
+  if (!planned.ok) return draft.rejected(planned.failure);
+  return draft.finish('dry_run', fileReceipts(planned.value.plan.files, planned.value.snapshots));
+}
+
+async function commitLocked(job: Job, context: ApplyContext, draft: ReceiptDraft): Promise<Receipt> {
+  const planned = await draft.timed('planMs', () => snapshotAndPlan(job, context, { locked: true }));
+  if (!planned.ok) return draft.rejected(planned.failure);
+  const outcome = await commit(job, planned.value, context, draft);
+  return isStale(outcome) ? replanOnce(job, context, draft, outcome.error) : commitReceipt(draft, planned.value, outcome);
+}
+
+/** The disk changed under the plan: plan again on the new bytes (no preconditions), or report `stale_file`. */
+async function replanOnce(job: Job, context: ApplyContext, draft: ReceiptDraft, staleError: EngineError): Promise<Receipt> {
+  const fresh = await context.workspace.snapshot(job.paths, { fresh: true, locked: true });
+  if (!fresh.ok) return draft.rejected(failureOf(fresh.error));
+  if (job.expected.size > 0) return draft.rejected(staleFailure(staleError, fresh.value));
+  draft.noteReplanned(staleError.path);
+  const planned = await draft.timed('planMs', () => planOn(job, fresh.value, context));
+  if (!planned.ok) return draft.rejected(planned.failure);
+  const outcome = await commit(job, planned.value, context, draft);
+  if (!isStale(outcome)) return commitReceipt(draft, planned.value, outcome);
+  const now = await context.workspace.snapshot(job.paths, { fresh: true, locked: true });
+  return draft.rejected(staleFailure(outcome.error, now.ok ? now.value : new Map()));
+}
+
+async function snapshotAndPlan(job: Job, context: ApplyContext, options: { readonly locked: boolean }): Promise<Checked<Planned>> {
+  const snapshots = await context.workspace.snapshot(job.paths, options);
+  if (!snapshots.ok) return { ok: false, failure: failureOf(snapshots.error) };
+  return planOn(job, snapshots.value, context);
+}
+
+async function planOn(job: Job, snapshots: Snapshots, context: ApplyContext): Promise<Checked<Planned>> {
+  const holds = checkExpectations(job.expected, snapshots);
+  if (!holds.ok) return holds;
+  const plan = await context.pool.plan(job.parsed, snapshots, { fuzz: job.params.fuzz }, context.signal);
+  return plan.ok ? { ok: true, value: { plan: plan.value, snapshots } } : { ok: false, failure: failureOf(plan.error) };
+}
+
+async function commit(job: Job, planned: Planned, context: ApplyContext, draft: ReceiptDraft): Promise<CommitOutcome> {
+  if (context.signal.aborted) throw new RequestCancelledError();
+  const options = { atomic: job.params.atomic ?? true, snapshots: planned.snapshots, transactionId: draft.transactionId };
+  return draft.timed('commitMs', () => context.workspace.commit(planned.plan, options));
+}
+
+/** Nothing was written because a file changed under the plan. */
+function isStale(outcome: CommitOutcome): outcome is Extract<CommitOutcome, { status: 'rejected' }> {
+  return outcome.status === 'rejected' && outcome.error.code === 'stale_file';
+}
+
+function staleFailure(error: EngineError, current: Snapshots): PatchFailure {
+  const snapshot = error.path === undefined ? undefined : current.get(error.path);
+  if (snapshot === undefined) return { error };
+  return { error, currentSha256: snapshot.kind === 'file' ? sha256Hex(snapshot.bytes) : null };
+}
+
+function commitReceipt(draft: ReceiptDraft, { plan, snapshots }: Planned, outcome: CommitOutcome): Receipt {
   switch (outcome.status) {
     case 'applied':
       return draft.finish('applied', fileReceipts(plan.files, snapshots, outcome.createdDirs));

@@ -1,7 +1,9 @@
 /**
  * The JSON-RPC wiring of one client connection (the only import of `vscode-jsonrpc/node`):
- * frames in, validated dispatch to the handlers, progress and responses out, failures turned
- * into JSON-RPC errors, cancellation turned into an AbortSignal.
+ * frames in, validated dispatch to the handlers, progress, notifications and responses out,
+ * failures turned into JSON-RPC errors. Each request gets an AbortSignal that fires when the
+ * client cancels it or when the connection closes — so a client that goes away mid-patch
+ * releases every lock it held.
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -9,9 +11,9 @@ import {
   createMessageConnection, StreamMessageReader, StreamMessageWriter,
   type CancellationToken, type Logger as RpcLogger, type MessageConnection, type MessageReader, type MessageWriter,
 } from 'vscode-jsonrpc/node';
-import { ExitNotification, FileReceiptProgress } from '../../protocol/index.ts';
+import { BatchReceiptProgress, ExitNotification, FileChangedNotification, FileReceiptProgress } from '../../protocol/index.ts';
 import { FrameGuardReader } from './frameGuard.ts';
-import { PatchdHandlers } from './handlers.ts';
+import { PatchdHandlers, type SessionOutput } from './handlers.ts';
 import { describeError, type Logger } from './logger.ts';
 import type { WorkspaceRegistry } from './registry.ts';
 import { createDispatch, type Dispatch } from './router.ts';
@@ -37,18 +39,18 @@ export function serveConnection(options: ConnectionOptions): ServerConnection {
   const { log } = options;
   const writer = new StreamMessageWriter(options.output);
   const connection = createMessageConnection(guardedReader(options.input, writer, log), writer, rpcLogger(log));
-  const handlers = new PatchdHandlers({
-    registry: options.registry,
-    sessionId: randomUUID(),
-    log,
-    sendFileProgress: (token, value) => connection.sendProgress(FileReceiptProgress, token, value),
-  });
+  const handlers = new PatchdHandlers({ registry: options.registry, sessionId: randomUUID(), log, output: sessionOutput(connection, log) });
+  const session = new AbortController();
   const inFlight = new Set<Promise<unknown>>();
-  routeRequests(connection, createDispatch(handlers), log, inFlight);
+  routeRequests(connection, createDispatch(handlers), { log, inFlight, session: session.signal });
   connection.onNotification(ExitNotification.type, () => options.onExit());
   connection.onError(([error]) => log.warn('connection error', describeError(error)));
-  let ended!: () => void;
-  const closed = new Promise<void>((resolve) => (ended = resolve)).then(() => drain(inFlight)).then(() => handlers.dispose());
+  let resolveEnded!: () => void;
+  const ended = (): void => {
+    session.abort();
+    resolveEnded();
+  };
+  const closed = new Promise<void>((resolve) => (resolveEnded = resolve)).then(() => drain(inFlight)).then(() => handlers.dispose());
   // A disposed connection fires no close event, so dispose ends the session itself.
   connection.onClose(ended);
   connection.listen();
@@ -59,6 +61,16 @@ export function serveConnection(options: ConnectionOptions): ServerConnection {
   return { closed, dispose };
 }
 
+function sessionOutput(connection: MessageConnection, log: Logger): SessionOutput {
+  return {
+    fileProgress: (token, value) => connection.sendProgress(FileReceiptProgress, token, value),
+    batchProgress: (token, value) => connection.sendProgress(BatchReceiptProgress, token, value),
+    fileChanged: (params) => {
+      connection.sendNotification(FileChangedNotification.type, params).catch((error: unknown) => log.debug('file/changed not sent', describeError(error)));
+    },
+  };
+}
+
 /** Reads frames, answering malformed ones itself (see `frameGuard.ts`). */
 function guardedReader(input: NodeJS.ReadableStream, writer: MessageWriter, log: Logger): MessageReader {
   return new FrameGuardReader(new StreamMessageReader(input), (response) => {
@@ -66,11 +78,18 @@ function guardedReader(input: NodeJS.ReadableStream, writer: MessageWriter, log:
   });
 }
 
+interface RouteState {
+  readonly log: Logger;
+  readonly inFlight: Set<Promise<unknown>>;
+  /** Aborts when the connection closes. */
+  readonly session: AbortSignal;
+}
+
 /** Every request goes through the validated dispatch; every failure through `rpcErrors.ts`. */
-function routeRequests(connection: MessageConnection, dispatch: Dispatch, log: Logger, inFlight: Set<Promise<unknown>>): void {
+function routeRequests(connection: MessageConnection, dispatch: Dispatch, { log, inFlight, session }: RouteState): void {
   connection.onRequest((method, params, token) => {
     const started = performance.now();
-    const work = dispatch(method, params, abortSignalOf(token))
+    const work = dispatch(method, params, AbortSignal.any([session, abortSignalOf(token)]))
       .catch((error: unknown) => Promise.reject(toResponseError(error, log)))
       .finally(() => {
         inFlight.delete(work);

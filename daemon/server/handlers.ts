@@ -1,26 +1,37 @@
 /**
  * Request handlers of one session (one client connection). Transport-free: params arrive
- * validated (see `router.ts`), progress goes out through an injected function, failures are
- * thrown as the errors of `failures.ts`.
+ * validated (see `router.ts`), progress and notifications go out through injected functions,
+ * failures are thrown as the errors of `failures.ts`.
  */
 import {
   FORMATS, PROTOCOL_VERSION,
-  type ApplyParams, type CloseWorkspaceParams, type FileReceipt, type InitializeParams, type InitializeResult,
-  type OpenWorkspaceParams, type OpenWorkspaceResult, type ProgressToken, type ReadFileParams, type ReadFileResult, type Receipt,
+  type ApplyBatchParams, type ApplyParams, type BatchReceipt, type BatchSummary, type CloseWorkspaceParams, type FileChangedParams,
+  type FileReceipt, type InitializeParams, type InitializeResult, type OpenWorkspaceParams, type OpenWorkspaceResult, type ProgressToken,
+  type ReadFileParams, type ReadFileResult, type Receipt,
 } from '../../protocol/index.ts';
+import { applyBatch } from './applyBatch.ts';
 import { applyPatch } from './applyPatch.ts';
 import { FileRequestError } from './failures.ts';
 import type { Logger } from './logger.ts';
 import { packageInfo } from './packageInfo.ts';
 import type { WorkspaceRegistry } from './registry.ts';
 
+/** What a session sends its client besides responses. */
+export interface SessionOutput {
+  /** One `$/progress` file receipt of `patch/apply`, ahead of the response. */
+  readonly fileProgress: (token: ProgressToken, value: FileReceipt) => Promise<void>;
+  /** One `$/progress` receipt of `patch/applyBatch`, as its patch finishes. */
+  readonly batchProgress: (token: ProgressToken, value: BatchReceipt) => Promise<void>;
+  /** A `file/changed` notification. */
+  readonly fileChanged: (params: FileChangedParams) => void;
+}
+
 export interface HandlerDeps {
   readonly registry: WorkspaceRegistry;
   /** Identifies this session's holds on shared workspaces. */
   readonly sessionId: string;
   readonly log: Logger;
-  /** Sends one `$/progress` file receipt ahead of the response. */
-  readonly sendFileProgress: (token: ProgressToken, value: FileReceipt) => Promise<void>;
+  readonly output: SessionOutput;
 }
 
 export class PatchdHandlers {
@@ -43,7 +54,8 @@ export class PatchdHandlers {
   }
 
   async openWorkspace({ root }: OpenWorkspaceParams): Promise<OpenWorkspaceResult> {
-    const opened = await this.#deps.registry.open(root, this.#deps.sessionId);
+    const session = { id: this.#deps.sessionId, onFileChanged: this.#deps.output.fileChanged };
+    const opened = await this.#deps.registry.open(root, session);
     return { workspaceId: opened.id, root: opened.root };
   }
 
@@ -54,18 +66,34 @@ export class PatchdHandlers {
 
   async applyPatch(params: ApplyParams, signal: AbortSignal): Promise<Receipt> {
     const { workspace, pool } = this.#deps.registry.get(params.workspaceId);
-    const receipt = await applyPatch(params, { workspace, pool, signal });
-    this.#deps.log.debug('patch', { workspaceId: params.workspaceId, status: receipt.status, code: receipt.error?.code, totalMs: receipt.timings.totalMs });
+    const receipt = await applyPatch(params, { workspace, pool, signal, log: this.#deps.log });
+    this.#noteReceipt(params.workspaceId, receipt);
     const token = params.partialResultToken;
     if (token !== undefined && receipt.status !== 'rejected') {
-      for (const file of receipt.files) await this.#deps.sendFileProgress(token, file);
+      for (const file of receipt.files) await this.#deps.output.fileProgress(token, file);
     }
     return receipt;
+  }
+
+  async applyBatch(params: ApplyBatchParams, signal: AbortSignal): Promise<BatchSummary> {
+    const { workspace, pool } = this.#deps.registry.get(params.workspaceId);
+    const token = params.partialResultToken;
+    const summary = await applyBatch(params, {
+      workspace, pool, signal, log: this.#deps.log,
+      onReceipt: async (index, receipt) => {
+        this.#noteReceipt(params.workspaceId, receipt);
+        if (token !== undefined) await this.#deps.output.batchProgress(token, { index, receipt });
+      },
+    });
+    const { total, applied, rejected, partial, replanned } = summary;
+    this.#deps.log.debug('batch', { workspaceId: params.workspaceId, total, applied, rejected, partial, replanned });
+    return summary;
   }
 
   async readFile({ workspaceId, path }: ReadFileParams): Promise<ReadFileResult> {
     const read = await this.#deps.registry.get(workspaceId).workspace.read(path);
     if (!read.ok) throw new FileRequestError(read.error);
+    this.#deps.registry.noteTouched(workspaceId, this.#deps.sessionId, [read.value.path]);
     return read.value;
   }
 
@@ -77,5 +105,14 @@ export class PatchdHandlers {
   /** The session ended: release its workspaces. */
   async dispose(): Promise<void> {
     await this.#deps.registry.releaseSession(this.#deps.sessionId);
+  }
+
+  /** Logs the outcome; the files of a written patch become this session's interest. */
+  #noteReceipt(workspaceId: string, receipt: Receipt): void {
+    const { status, error, timings, replanned } = receipt;
+    this.#deps.log.debug('patch', { workspaceId, status, code: error?.code, replanned, totalMs: timings.totalMs });
+    if (status !== 'applied' && status !== 'partial') return;
+    const paths = receipt.files.flatMap((file) => (file.fromPath === undefined ? [file.path] : [file.path, file.fromPath]));
+    this.#deps.registry.noteTouched(workspaceId, this.#deps.sessionId, paths);
   }
 }

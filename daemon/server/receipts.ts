@@ -28,6 +28,7 @@ export class ReceiptDraft {
   readonly #timings: Record<Phase, number> = { parseMs: 0, planMs: 0, commitMs: 0 };
   readonly #atomic: boolean;
   #notes: PatchNotes;
+  #replanned = false;
 
   constructor(atomic: boolean, format: ReceiptFormat) {
     this.#atomic = atomic;
@@ -48,6 +49,15 @@ export class ReceiptDraft {
     this.#notes = notes;
   }
 
+  /** The disk changed under the plan (at `path`) and the patch was planned again on the new bytes. */
+  noteReplanned(path: string | undefined): void {
+    this.#replanned = true;
+    const what = path ?? 'A file';
+    const diagnostic: Diagnostic = { code: 'replanned', message: `${what} changed on disk after the patch was planned; it was planned again on the new content.` };
+    if (path !== undefined) diagnostic.path = path;
+    this.#notes = { ...this.#notes, diagnostics: [...this.#notes.diagnostics, diagnostic] };
+  }
+
   rejected(failure: PatchFailure): Receipt {
     return this.finish('rejected', [], failure);
   }
@@ -63,6 +73,7 @@ export class ReceiptDraft {
       ignoredMetadata: [...this.#notes.ignoredMetadata],
       timings: roundTimings({ ...this.#timings, totalMs: performance.now() - this.#started }),
     };
+    if (this.#replanned) receipt.replanned = true;
     if (failure !== undefined) receipt.error = toReceiptError(failure);
     return receipt;
   }

@@ -1,14 +1,18 @@
 /**
- * Open workspaces, shared by every session (client connection) of the daemon. The same root
- * (after realpath) always maps to the same id; each session's opens are counted, and a
- * workspace with its pool is closed when the last holder closes it or disconnects.
+ * Open workspaces, shared by every session (client connection) of the daemon — over stdio or
+ * any number of socket connections. The same root (after realpath) always maps to the same id
+ * and so to one workspace: one pool, one watcher, one lock table. Each session's opens are
+ * counted, and a workspace with its pool is closed when the last holder closes it or
+ * disconnects. Outside changes to a file go to the sessions that read or patched it.
  */
 import { randomUUID } from 'node:crypto';
 import { realpath, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import type { FileChangedParams } from '../../protocol/index.ts';
 import type { EnginePool } from '../pool/pool.ts';
 import type { Workspace } from '../workspace/workspace.ts';
 import { BadRootError, UnknownWorkspaceError } from './failures.ts';
+import { FileSubscribers } from './subscribers.ts';
 
 /** An open workspace and the pool that runs its engine work. */
 export interface OpenWorkspace {
@@ -23,11 +27,19 @@ export interface RegistryOptions {
   readonly createPool: () => EnginePool;
 }
 
+/** A client connection, as the registry sees it. */
+export interface Session {
+  readonly id: string;
+  /** Sends `file/changed` to this session's client. */
+  readonly onFileChanged: (params: FileChangedParams) => void;
+}
+
 interface Entry extends OpenWorkspace {
   /** The realpath the registry is keyed by. */
   readonly key: string;
   /** session id → how many times that session opened it. */
   readonly holders: Map<string, number>;
+  readonly subscribers: FileSubscribers;
 }
 
 export class WorkspaceRegistry {
@@ -39,16 +51,22 @@ export class WorkspaceRegistry {
     this.#options = options;
   }
 
-  /** Opens `root` for `sessionId`, or joins it when already open. */
-  async open(root: string, sessionId: string): Promise<OpenWorkspace> {
+  /** Opens `root` for `session`, or joins it when already open. */
+  async open(root: string, session: Session): Promise<OpenWorkspace> {
     const key = await resolveRoot(root);
     for (;;) {
       const entry = await this.#entryFor(key);
       // Closed by its last holder while we waited: open it afresh.
       if (this.#byId.get(entry.id) !== entry) continue;
-      entry.holders.set(sessionId, (entry.holders.get(sessionId) ?? 0) + 1);
+      entry.holders.set(session.id, (entry.holders.get(session.id) ?? 0) + 1);
+      entry.subscribers.join(session.id, (change) => session.onFileChanged({ workspaceId: entry.id, ...change }));
       return entry;
     }
+  }
+
+  /** The session read or patched these (normalised) paths: it hears when they change outside patchd. */
+  noteTouched(id: string, sessionId: string, paths: Iterable<string>): void {
+    this.#byId.get(id)?.subscribers.note(sessionId, paths);
   }
 
   /** The open workspace with this id. */
@@ -64,13 +82,13 @@ export class WorkspaceRegistry {
     const held = entry?.holders.get(sessionId) ?? 0;
     if (entry === undefined || held === 0) throw new UnknownWorkspaceError(id);
     if (held > 1) entry.holders.set(sessionId, held - 1);
-    else entry.holders.delete(sessionId);
+    else this.#release(entry, sessionId);
     if (entry.holders.size === 0) await this.#dispose(entry);
   }
 
   /** Drops every hold of a session that went away. */
   async releaseSession(sessionId: string): Promise<void> {
-    const released = [...this.#byId.values()].filter((entry) => entry.holders.delete(sessionId));
+    const released = [...this.#byId.values()].filter((entry) => this.#release(entry, sessionId));
     await Promise.all(released.filter((entry) => entry.holders.size === 0).map((entry) => this.#dispose(entry)));
   }
 
@@ -93,9 +111,17 @@ export class WorkspaceRegistry {
   async #create(key: string): Promise<Entry> {
     const workspace = await this.#options.openWorkspace(key);
     const pool = this.#options.createPool();
-    const entry: Entry = { id: `ws_${randomUUID()}`, key, root: workspace.root, workspace, pool, holders: new Map() };
+    const subscribers = new FileSubscribers();
+    const entry: Entry = { id: `ws_${randomUUID()}`, key, root: workspace.root, workspace, pool, holders: new Map(), subscribers };
+    workspace.onExternalChange((change) => subscribers.deliver(change));
     this.#byId.set(entry.id, entry);
     return entry;
+  }
+
+  /** Drops every hold of the session on the entry; true when it had one. */
+  #release(entry: Entry, sessionId: string): boolean {
+    entry.subscribers.leave(sessionId);
+    return entry.holders.delete(sessionId);
   }
 
   async #dispose(entry: Entry): Promise<void> {

@@ -4,7 +4,7 @@
  */
 import type { z } from 'zod';
 import {
-  ApplyPatchRequest, CloseWorkspaceRequest, InitializeRequest, OpenWorkspaceRequest, ReadFileRequest, ShutdownRequest,
+  ApplyBatchRequest, ApplyPatchRequest, CloseWorkspaceRequest, InitializeRequest, OpenWorkspaceRequest, ReadFileRequest, ShutdownRequest,
 } from '../../protocol/index.ts';
 import { MethodNotFoundError, ShuttingDownError } from './failures.ts';
 import type { PatchdHandlers } from './handlers.ts';
@@ -19,6 +19,7 @@ export function createDispatch(handlers: PatchdHandlers): Dispatch {
     route(OpenWorkspaceRequest, (params) => handlers.openWorkspace(params)),
     route(CloseWorkspaceRequest, (params) => handlers.closeWorkspace(params)),
     route(ApplyPatchRequest, (params, signal) => handlers.applyPatch(params, signal)),
+    route(ApplyBatchRequest, (params, signal) => handlers.applyBatch(params, signal)),
     route(ReadFileRequest, (params) => handlers.readFile(params)),
     [ShutdownRequest.method, async () => handlers.shutdown()],
   ]);

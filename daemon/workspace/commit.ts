@@ -119,6 +119,7 @@ function effectsOfFile(file: PlannedFile): Result<Effect[]> {
 async function applyEffects(
   context: WorkspaceContext, effects: readonly Effect[], snapshots: ReadonlyMap<string, FileSnapshot>, ids: TransactionIds,
 ): Promise<Result<string[]>> {
+  await context.hooks.beforeVerify?.(effects.map((effect) => effect.path));
   const current = await readGuardedEntries(context.guard, effects.map((effect) => effect.path));
   if (!current.ok) return current;
   const unchanged = verifyUnchanged(effects.map((effect) => effect.path), snapshots, current.value);
@@ -130,7 +131,7 @@ async function applyEffects(
 
 /**
  * The bytes on disk must still be the bytes the plan was made from; otherwise `stale_file`
- * naming the first path that changed. (Re-planning on a stale file will hook in here.)
+ * naming the first path that changed (the caller may re-plan on the new bytes).
  */
 export function verifyUnchanged(
   paths: readonly string[], snapshots: ReadonlyMap<string, FileSnapshot>, current: ReadonlyMap<string, { readonly entry: DiskEntry }>,

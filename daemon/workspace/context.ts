@@ -3,9 +3,12 @@ import type { DirectorySyncer } from './durable.ts';
 import type { PathGuard } from './guard.ts';
 import type { JournalStore } from './journal.ts';
 
-/** Fault injection for tests: runs before each rename of a commit; throwing aborts the commit (rolled back). */
+/** Fault injection for tests. */
 export interface CommitHooks {
+  /** Runs before each rename of a commit; throwing aborts the commit (rolled back). */
   readonly beforeRename?: ((index: number, path: string) => void | Promise<void>) | undefined;
+  /** Runs when a commit starts, before it reads the disk to verify the plan's snapshots. */
+  readonly beforeVerify?: ((paths: readonly string[]) => void | Promise<void>) | undefined;
 }
 
 export interface WorkspaceContext {

@@ -5,8 +5,9 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { engineError } from '../engine/errors.ts';
 import { LIMITS } from '../engine/limits.ts';
 import { fail, ok, type FileSnapshot, type Result } from '../engine/types.ts';
-import type { PathGuard } from './guard.ts';
+import type { GuardedPath, PathGuard } from './guard.ts';
 import { errorFromFs, hasErrorCode } from './ioErrors.ts';
+import { nowNs, stampOf, type FileStamp } from './stamp.ts';
 
 /** Permission bits and owner of a file, kept when its content is replaced. */
 export interface FileOwner {
@@ -15,14 +16,19 @@ export interface FileOwner {
   readonly gid: number;
 }
 
-/** A snapshot plus what a rewrite must keep. */
+/** A snapshot plus what a rewrite must keep, and the stamp of the bytes read. */
 export type DiskEntry =
-  | { readonly kind: 'file'; readonly bytes: Uint8Array; readonly owner: FileOwner }
+  | { readonly kind: 'file'; readonly bytes: Uint8Array; readonly owner: FileOwner; readonly stamp: FileStamp }
   | { readonly kind: 'missing' }
   | { readonly kind: 'directory' };
 
+const knownHashes = new WeakMap<Uint8Array, string>();
+
+/** Lowercase hex sha256; remembered per byte array, since one snapshot is hashed for preconditions, receipts and the cache. */
 export function sha256Hex(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
+  let hash = knownHashes.get(bytes);
+  if (hash === undefined) knownHashes.set(bytes, (hash = createHash('sha256').update(bytes).digest('hex')));
+  return hash;
 }
 
 /**
@@ -55,14 +61,21 @@ export async function readDiskEntry(absolute: string, path: string): Promise<Res
 }
 
 async function readOpenFile(handle: FileHandle, path: string): Promise<Result<DiskEntry>> {
-  const stats = await handle.stat();
+  // Stamped before reading: a write after the stat changes the stamp, so the cache can never pair old metadata with new bytes unnoticed.
+  const takenAtNs = nowNs();
+  const stats = await handle.stat({ bigint: true });
   if (stats.isDirectory()) return ok({ kind: 'directory' });
   if (!stats.isFile()) return fail(engineError('permission_denied', `${path} is not a regular file.`, { path }));
-  const tooLarge = checkSize(stats.size, path);
+  const size = Number(stats.size);
+  const tooLarge = checkSize(size, path);
   if (tooLarge !== undefined) return tooLarge;
-  const bytes = await readAll(handle, stats.size);
+  const bytes = await readAll(handle, size);
   // The file may have grown between stat and read.
-  return checkSize(bytes.length, path) ?? ok({ kind: 'file', bytes, owner: { mode: stats.mode & 0o7777, uid: stats.uid, gid: stats.gid } });
+  return checkSize(bytes.length, path) ?? ok({ kind: 'file', bytes, owner: ownerOf(stats), stamp: stampOf(stats, takenAtNs) });
+}
+
+export function ownerOf(stats: { readonly mode: bigint; readonly uid: bigint; readonly gid: bigint }): FileOwner {
+  return { mode: Number(stats.mode & 0o7777n), uid: Number(stats.uid), gid: Number(stats.gid) };
 }
 
 /** One read for the usual case (size as stat said); a file that changed size meanwhile is read to its end. */
@@ -81,14 +94,21 @@ function checkSize(size: number, path: string): Result<never> | undefined {
 
 export type GuardedEntries = Map<string, { readonly absolute: string; readonly entry: DiskEntry }>;
 
-/** Guards every path first (nothing is read if one is refused), then reads them all; keyed by normalised path. */
+/** Guards every path first (nothing is read if one is refused), then reads them all from disk; keyed by normalised path. */
 export async function readGuardedEntries(guard: PathGuard, paths: readonly string[]): Promise<Result<GuardedEntries>> {
-  const targets: { path: string; absolute: string }[] = [];
+  return readGuardedWith(guard, paths, (target) => readDiskEntry(target.absolute, target.path));
+}
+
+/** Like `readGuardedEntries`, with `read` deciding how each guarded path is read (e.g. through a cache). */
+export async function readGuardedWith(
+  guard: PathGuard, paths: readonly string[], read: (target: GuardedPath) => Promise<Result<DiskEntry>>,
+): Promise<Result<GuardedEntries>> {
+  const targets: GuardedPath[] = [];
   for (const guarded of paths.map((path) => guard.check(path))) {
     if (!guarded.ok) return guarded;
     targets.push(guarded.value);
   }
-  const reads = await Promise.all(targets.map(async (target) => ({ target, entry: await readDiskEntry(target.absolute, target.path) })));
+  const reads = await Promise.all(targets.map(async (target) => ({ target, entry: await read(target) })));
   const entries: GuardedEntries = new Map();
   for (const { target, entry } of reads) {
     if (!entry.ok) return entry;

@@ -4,10 +4,12 @@
  * (re-guarding each path first); fsync the touched directories; drop the journal. Any failure
  * rolls the tree back to the pre-image held in the journal.
  */
-import { lstat, mkdir, rename } from 'node:fs/promises';
+import { renameSync } from 'node:fs';
+import { lstat, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { engineError, type EngineError } from '../engine/errors.ts';
 import { fail, ok, type Result } from '../engine/types.ts';
+import { stillHolds } from './confirm.ts';
 import type { WorkspaceContext } from './context.ts';
 import { writeDurably } from './durable.ts';
 import { sha256Hex, type DiskEntry, type FileOwner } from './files.ts';
@@ -140,14 +142,20 @@ function reguard(context: WorkspaceContext, relative: string): void {
   if (!guarded.ok) throw new CommitStepError(guarded.error);
 }
 
+/** Each rename follows its last check synchronously (see `confirm.ts`): an outside write is never renamed over. */
 async function renameInOrder(context: WorkspaceContext, steps: readonly Step[]): Promise<void> {
   for (const [index, step] of steps.entries()) {
     await context.hooks.beforeRename?.(index, step.path);
     reguard(context, step.path);
     const { temp, trash, before } = step;
-    if (temp !== null) await attempt(step.path, 'rename new content onto', () => rename(temp, step.absolute));
+    if (!stillHolds(step.absolute, before)) throw new CommitStepError(changedMeanwhile(step.path));
+    if (temp !== null) await attempt(step.path, 'rename new content onto', async () => renameSync(temp, step.absolute));
     else if (trash !== null && before !== null) await attempt(step.path, 'move to trash', () => moveToTrash(step.absolute, trash, before.bytes));
   }
+}
+
+function changedMeanwhile(path: string): EngineError {
+  return engineError('stale_file', `${path} changed on disk while the patch was being committed; nothing was written.`, { path });
 }
 
 async function syncParents(context: WorkspaceContext, steps: readonly Step[], created: readonly string[]): Promise<void> {

@@ -2,7 +2,8 @@
  * The per-workspace trash, outside the tree: a deleted (or moved-away) file goes to
  * `<stateDir>/trash/<transactionId>/<workspace-relative path>`, where undo can find it.
  */
-import { mkdir, rename, rmdir } from 'node:fs/promises';
+import { renameSync } from 'node:fs';
+import { mkdir, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { writeDurably, removeIfPresent } from './durable.ts';
 import { hasErrorCode } from './ioErrors.ts';
@@ -20,12 +21,14 @@ export async function prepareTrashSlot(trashPath: string): Promise<void> {
 }
 
 /**
- * Moves `absolute` into its (prepared) trash slot. Across filesystems (a tmpfs state dir) a
- * rename is impossible, so the pre-image is written there and the original unlinked.
+ * Moves `absolute` into its (prepared) trash slot. The rename is synchronous so that it follows
+ * the commit's last look at the file in the same turn (see `confirm.ts`). Across filesystems (a
+ * tmpfs state dir) a rename is impossible, so the pre-image is written there and the original
+ * unlinked.
  */
 export async function moveToTrash(absolute: string, trashPath: string, preImage: Uint8Array): Promise<void> {
   try {
-    await rename(absolute, trashPath);
+    renameSync(absolute, trashPath);
   } catch (error) {
     if (!hasErrorCode(error, 'EXDEV')) throw error;
     await removeIfPresent(trashPath);

@@ -1,43 +1,62 @@
 /**
  * A workspace: one root directory that patchd owns the disk of. Guards paths, reads
- * snapshots for the engine, commits plans atomically, recovers after a crash.
+ * snapshots for the engine (through a content cache), locks paths, commits plans atomically,
+ * notices changes made outside patchd, recovers after a crash.
  *
- * State dir layout (outside the tree; default `os.tmpdir()/patchd-state/<first 16 hex of
- * sha256(root)>`, mode 0700):
+ * Opening costs the same for ten files or a million: the tree is never walked, and nothing is
+ * watched until a file is read or written.
+ *
+ * State dir layout (outside the tree, mode 0700; see `stateDir.ts`):
  *   journal/<pid>-<nonce>-<transactionId>[.<n>].journal   in-flight commits (see journal.ts)
  *   journal/*.conflict                                   journals recovery could not fully apply, kept
  *   trash/<transactionId>/<workspace path>               deleted and moved-away files
  */
-import { lstat, mkdir, realpath, stat } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { engineError, type EngineError } from '../engine/errors.ts';
+import { normalizePatchPath } from '../engine/paths.ts';
 import { fail, ok, type FileSnapshot, type Plan, type Result } from '../engine/types.ts';
+import { ContentCache, DEFAULT_CACHE_OPTIONS, type ContentCacheOptions } from './cache.ts';
+import { ChangeMonitor, type ChangeListener } from './changes.ts';
 import { commitPlan, type CommitOptions, type CommitOutcome } from './commit.ts';
 import type { CommitHooks, WorkspaceContext } from './context.ts';
 import { DirectorySyncer } from './durable.ts';
-import { decodeUtf8Text, readGuardedEntries, sha256Hex, toSnapshot, versionFromSha256 } from './files.ts';
-import { PathGuard, isInside } from './guard.ts';
+import { decodeUtf8Text, sha256Hex, toSnapshot, versionFromSha256, type DiskEntry } from './files.ts';
+import { PathGuard } from './guard.ts';
 import { JournalStore } from './journal.ts';
+import { LockTable, type LockLease } from './locks.ts';
+import { CachedReader } from './reads.ts';
 import { recoverAbandonedJournals, type RollbackReport } from './recovery.ts';
+import { prepareStateDir, resolveRoot } from './stateDir.ts';
+import { DEFAULT_MAX_WATCHED_PATHS } from './watcher.ts';
 
 export { sha256Hex, versionFromSha256 } from './files.ts';
+export { WorkspaceRootError, stateDirFor } from './stateDir.ts';
 export type { CommitOptions, CommitOutcome } from './commit.ts';
 export type { CommitHooks } from './context.ts';
+export type { FileChange } from './changes.ts';
+export type { LockLease } from './locks.ts';
 export type { RollbackReport } from './recovery.ts';
 
 export interface WorkspaceOptions {
   /** Allow paths with a `.git` component. Off by default. */
   readonly allowGitDir?: boolean;
   /** Where trash and journals live; must be outside the root. */
-  readonly stateDir?: string;
+  readonly stateDir?: string | undefined;
   /** Fault injection for tests. */
   readonly hooks?: CommitHooks;
+  readonly cache?: ContentCacheOptions;
+  /** Most files watched at once (each costs an inotify watch). */
+  readonly maxWatchedPaths?: number;
+  /** How long after a watcher event the file is re-read (past chokidar's ~50 ms drop window). */
+  readonly settleMs?: number;
+  /** Faults of the watcher, which must not stop the workspace. */
+  readonly onError?: (error: unknown) => void;
 }
 
-/** The root is missing or not a directory, or the state dir is unusable. */
-export class WorkspaceRootError extends Error {
-  readonly code = 'bad_root';
+export interface SnapshotOptions {
+  /** Read every path from disk, bypassing the cache. */
+  readonly fresh?: boolean | undefined;
+  /** The caller holds the locks of these paths: what is found is authoritative (an outside change is reported). */
+  readonly locked?: boolean | undefined;
 }
 
 export interface FileRead {
@@ -50,20 +69,37 @@ export interface FileRead {
   readonly version: string;
 }
 
+const DEFAULT_SETTLE_MS = 75;
+
 export class Workspace {
   readonly root: string;
   readonly stateDir: string;
   /** Commits a killed daemon left half-done, rolled back to their pre-image by `open`. */
   readonly recovered: readonly RollbackReport[];
   readonly #context: WorkspaceContext;
+  readonly #locks = new LockTable();
+  readonly #cache: ContentCache;
+  readonly #reader: CachedReader;
+  readonly #monitor: ChangeMonitor;
   readonly #inFlight = new Set<Promise<CommitOutcome>>();
   #closed = false;
 
-  private constructor(context: WorkspaceContext, recovered: readonly RollbackReport[]) {
+  private constructor(context: WorkspaceContext, recovered: readonly RollbackReport[], options: WorkspaceOptions) {
     this.root = context.root;
     this.stateDir = context.stateDir;
     this.recovered = recovered;
     this.#context = context;
+    this.#cache = new ContentCache(options.cache ?? DEFAULT_CACHE_OPTIONS);
+    this.#reader = new CachedReader(context.guard, this.#cache);
+    this.#monitor = new ChangeMonitor({
+      root: context.root,
+      locks: this.#locks,
+      cache: this.#cache,
+      readSha256: (path) => this.#diskSha256(path),
+      settleMs: options.settleMs ?? DEFAULT_SETTLE_MS,
+      maxWatchedPaths: options.maxWatchedPaths ?? DEFAULT_MAX_WATCHED_PATHS,
+      onError: options.onError ?? (() => {}),
+    });
   }
 
   /** Realpaths the root once, prepares the state dir and rolls back journals a killed daemon left. */
@@ -75,25 +111,31 @@ export class Workspace {
     await journals.prepare();
     const guard = new PathGuard(realRoot, { allowGitDir: options.allowGitDir });
     const context: WorkspaceContext = { root: realRoot, stateDir, guard, syncer, journals, hooks: options.hooks ?? {} };
-    return new Workspace(context, await recoverAbandonedJournals(context));
+    return new Workspace(context, await recoverAbandonedJournals(context), options);
   }
 
   /** Guards every path, then reads each: file bytes, missing, or directory. Keys are normalised paths. */
-  async snapshot(paths: readonly string[]): Promise<Result<Map<string, FileSnapshot>>> {
+  async snapshot(paths: readonly string[], options: SnapshotOptions = {}): Promise<Result<Map<string, FileSnapshot>>> {
     if (this.#closed) return fail(closedError());
-    const entries = await readGuardedEntries(this.#context.guard, paths);
+    const entries = await this.#reader.read(paths, options);
     if (!entries.ok) return entries;
-    return ok(new Map([...entries.value].map(([path, { entry }]) => [path, toSnapshot(entry)])));
+    const snapshots = new Map<string, FileSnapshot>();
+    for (const [path, { entry }] of entries.value) {
+      this.#noteRead(path, entry, options.locked === true);
+      snapshots.set(path, toSnapshot(entry));
+    }
+    return ok(snapshots);
   }
 
   /** `file/read`: not_found, binary_file, limit_exceeded, path_escape, permission_denied as errors. */
   async read(path: string): Promise<Result<FileRead>> {
     if (this.#closed) return fail(closedError());
-    const entries = await readGuardedEntries(this.#context.guard, [path]);
+    const entries = await this.#reader.read([path]);
     if (!entries.ok) return entries;
     const [found] = entries.value;
     if (found === undefined) return fail(engineError('not_found', `${path} does not exist.`, { path }));
     const [relative, { entry }] = found;
+    this.#noteRead(relative, entry, false);
     if (entry.kind !== 'file') {
       const why = entry.kind === 'directory' ? 'is a directory' : 'does not exist';
       return fail(engineError('not_found', `${relative} ${why}.`, { path: relative }));
@@ -104,7 +146,12 @@ export class Workspace {
     return ok({ path: relative, content, sha256, version: versionFromSha256(sha256) });
   }
 
-  /** Commits a plan made from `snapshots` (see `CommitOptions`). */
+  /** Locks the paths (normalised) for one patch; see `locks.ts` for the order guarantees. */
+  lock(paths: readonly string[], signal?: AbortSignal): Promise<LockLease> {
+    return this.#locks.acquire(paths.map(lockKey), signal);
+  }
+
+  /** Commits a plan made from `snapshots` (see `CommitOptions`); the caller should hold the paths' locks. */
   async commit(plan: Plan, options: CommitOptions): Promise<CommitOutcome> {
     if (this.#closed) return { status: 'rejected', error: closedError() };
     const running = commitPlan(this.#context, plan, options).catch((error: unknown): CommitOutcome => {
@@ -114,50 +161,69 @@ export class Workspace {
     });
     this.#inFlight.add(running);
     try {
-      return await running;
+      const outcome = await running;
+      if (outcome.status !== 'rejected') this.#noteCommitted(plan, outcome.committed);
+      return outcome;
     } finally {
       this.#inFlight.delete(running);
     }
   }
 
-  /** Refuses new work and waits for commits in flight, so none is left half-done. */
+  /** Calls `listener` when a file patchd read or wrote changes outside patchd; returns the unsubscribe function. */
+  onExternalChange(listener: ChangeListener): () => void {
+    return this.#monitor.onChange(listener);
+  }
+
+  /** Resolves once every outside change noticed so far has been re-checked (and reported). */
+  changesSettled(): Promise<void> {
+    return this.#monitor.idle();
+  }
+
+  /** How many files are watched, and how many are cached (diagnostics, benchmarks). */
+  get usage(): { readonly watchedPaths: number; readonly cachedFiles: number; readonly cachedBytes: number } {
+    return { watchedPaths: this.#monitor.watchedPaths, cachedFiles: this.#cache.size, cachedBytes: this.#cache.bytes };
+  }
+
+  /** Refuses new work, waits for commits in flight (so none is left half-done), stops watching. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     await Promise.allSettled([...this.#inFlight]);
+    await this.#monitor.close();
+    this.#cache.clear();
     await this.#context.syncer.close();
   }
+
+  #noteRead(path: string, entry: DiskEntry, locked: boolean): void {
+    const sha256 = entry.kind === 'file' ? sha256Hex(entry.bytes) : null;
+    if (locked) this.#monitor.observe(path, sha256);
+    else this.#monitor.learn(path, sha256);
+  }
+
+  #noteCommitted(plan: Plan, committed: readonly string[]): void {
+    for (const file of plan.files.filter((planned) => committed.includes(planned.path))) {
+      for (const [path, after] of [[file.path, file.after], [file.fromPath, null]] as const) {
+        if (path === undefined) continue;
+        const key = lockKey(path);
+        this.#cache.forget(key);
+        this.#monitor.wrote(key, after === null ? null : sha256Hex(after));
+      }
+    }
+  }
+
+  async #diskSha256(path: string): Promise<string | null | undefined> {
+    const entries = await this.#reader.read([path], { fresh: true });
+    const entry = entries.ok ? entries.value.get(path)?.entry : undefined;
+    if (entry === undefined) return undefined;
+    return entry.kind === 'file' ? sha256Hex(entry.bytes) : null;
+  }
+}
+
+function lockKey(path: string): string {
+  const normalized = normalizePatchPath(path);
+  return normalized.ok ? normalized.value : path;
 }
 
 function closedError(): EngineError {
   return engineError('io_error', 'The workspace is closed.');
-}
-
-async function resolveRoot(root: string): Promise<string> {
-  let real: string;
-  try {
-    real = await realpath(path.resolve(root));
-  } catch {
-    throw new WorkspaceRootError(`The workspace root ${root} does not exist.`);
-  }
-  if (!(await stat(real)).isDirectory()) throw new WorkspaceRootError(`The workspace root ${root} is not a directory.`);
-  return real;
-}
-
-async function prepareStateDir(root: string, requested: string | undefined): Promise<string> {
-  const wanted = requested === undefined ? defaultStateDir(root) : path.resolve(requested);
-  const outsideError = new WorkspaceRootError('The state directory must be outside the workspace root.');
-  if (isInside(root, wanted)) throw outsideError;
-  await mkdir(wanted, { recursive: true, mode: 0o700 });
-  const real = await realpath(wanted);
-  if (isInside(root, real)) throw outsideError;
-  // A shared tmp dir: refuse a state dir someone else planted for us.
-  const stats = await lstat(real);
-  const uid = process.getuid?.();
-  if (!stats.isDirectory() || (uid !== undefined && stats.uid !== uid)) throw new WorkspaceRootError(`The state directory ${real} is not a directory owned by this user.`);
-  return real;
-}
-
-function defaultStateDir(root: string): string {
-  return path.join(os.tmpdir(), 'patchd-state', sha256Hex(Buffer.from(root)).slice(0, 16));
 }

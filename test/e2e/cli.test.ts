@@ -1,11 +1,14 @@
 /** The `patchd` command line: bin/patchd.js run as a child, as a user would. */
+import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { ReceiptSchema } from '../../protocol/index.ts';
+import { BatchSummarySchema, ReceiptSchema, type Receipt } from '../../protocol/index.ts';
+import { createProgress } from '../../daemon/cli/progress.ts';
+import { NO_COLORS } from '../../daemon/cli/render.ts';
 import { createTempTree } from '../helpers/tempTree.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/patchd.js', import.meta.url));
@@ -77,5 +80,61 @@ describe('patchd CLI', () => {
     assert.equal(patchd(['apply', '--format', 'klingon'], { input: PATCH }).code, 2);
     assert.equal(patchd(['apply', '-C', '/definitely/not/here'], { input: PATCH }).code, 2);
     assert.equal(patchd(['frobnicate']).code, 2);
+  });
+});
+
+describe('patchd apply --batch', () => {
+  const batchTree = () => {
+    const tree = createTempTree({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    const dir = join(tree.base, 'patches');
+    mkdirSync(dir);
+    writeFileSync(join(dir, '1-a.diff'), '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+A\n');
+    writeFileSync(join(dir, '2-b.json'), JSON.stringify([{ type: 'update_file', path: 'b.txt', diff: '-b\n+B\n' }]));
+    writeFileSync(join(dir, '3-c.json'), JSON.stringify({ edits: [{ path: 'c.txt', content: 'new\n' }] }));
+    return { tree, dir };
+  };
+
+  test('a directory of patches: a summary table, exit 0 when every patch applied', () => {
+    const { tree, dir } = batchTree();
+    using _tree = tree;
+    const run = patchd(['apply', '--batch', dir, '-C', tree.root]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^patch\s+status\s+files\s+detail\n/);
+    assert.match(run.stdout, /1-a\.diff\s+applied\s+1\n/);
+    assert.match(run.stdout, /3-c\.json\s+applied\s+1\n/);
+    assert.match(run.stdout, /\n3 patches: 3 applied, 0 rejected\n$/);
+    assert.equal(run.stderr, '', 'no progress bar off a terminal');
+    assert.deepEqual([tree.text('a.txt'), tree.text('b.txt'), tree.text('c.txt')], ['A\n', 'B\n', 'new\n']);
+  });
+
+  test('files as given; one rejection exits 1; --json gives the summary with every receipt', () => {
+    const { tree, dir } = batchTree();
+    using _tree = tree;
+    writeFileSync(join(dir, '4-bad.diff'), '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-zzz\n+x\n');
+    const run = patchd(['apply', '--batch', '--json', join(dir, '4-bad.diff'), join(dir, '1-a.diff'), '-C', tree.root]);
+    assert.equal(run.code, 1, run.stderr);
+    const report = JSON.parse(run.stdout) as { receipts: { file: string; receipt: Receipt }[] };
+    const summary = BatchSummarySchema.parse(report);
+    assert.deepEqual([summary.total, summary.applied, summary.rejected], [2, 1, 1]);
+    assert.deepEqual(report.receipts.map(({ file, receipt }) => [file.split('/').at(-1), receipt.error?.code ?? receipt.status]), [['4-bad.diff', 'context_not_found'], ['1-a.diff', 'applied']]);
+  });
+
+  test('usage errors exit 2', () => {
+    assert.equal(patchd(['apply', '--batch']).code, 2);
+    assert.equal(patchd(['apply', '--batch', '/definitely/not/here']).code, 2);
+    assert.equal(patchd(['apply', '--batch', '.', '--concurrency', '0']).code, 2);
+  });
+
+  test('the progress bar draws on a terminal only, and erases itself', () => {
+    const written: string[] = [];
+    const terminal = { isTTY: true, write: (text: string) => written.push(text) } as unknown as NodeJS.WriteStream;
+    const progress = createProgress(terminal, 2, NO_COLORS);
+    progress.tick({ status: 'applied' } as Receipt);
+    progress.tick({ status: 'rejected' } as Receipt);
+    progress.done();
+    assert.match(written.join(''), /2\/2 {2}✓ 1 {2}✗ 1/);
+    assert.equal(written.at(-1), '\r\u001b[2K');
+    const pipe = { isTTY: false, write: () => assert.fail('wrote to a pipe') } as unknown as NodeJS.WriteStream;
+    createProgress(pipe, 1, NO_COLORS).tick({ status: 'applied' } as Receipt);
   });
 });

@@ -1,12 +1,12 @@
 /**
  * Watches both directions of a connection and validates every message against protocol/:
- * request params, response results and `$/progress` file receipts.
+ * request params, response results, `$/progress` receipts and `file/changed` notifications.
  */
 import type { Readable } from 'node:stream';
 import type { z } from 'zod';
 import {
-  ApplyPatchRequest, CloseWorkspaceRequest, FileProgressParamsSchema, InitializeRequest, OpenWorkspaceRequest, ReadFileRequest,
-  ShutdownRequest,
+  ApplyBatchRequest, ApplyPatchRequest, BatchProgressParamsSchema, CloseWorkspaceRequest, FileChangedNotification, FileProgressParamsSchema,
+  InitializeRequest, OpenWorkspaceRequest, ReadFileRequest, ShutdownRequest,
 } from '../../protocol/index.ts';
 import { FrameReader, type JsonRpcFrame } from './frames.ts';
 
@@ -16,7 +16,7 @@ interface MethodSchemas {
 }
 
 const METHODS = new Map<string, MethodSchemas>([
-  ...[InitializeRequest, OpenWorkspaceRequest, CloseWorkspaceRequest, ApplyPatchRequest, ReadFileRequest].map(
+  ...[InitializeRequest, OpenWorkspaceRequest, CloseWorkspaceRequest, ApplyPatchRequest, ApplyBatchRequest, ReadFileRequest].map(
     (definition): [string, MethodSchemas] => [definition.method, definition],
   ),
   [ShutdownRequest.method, ShutdownRequest],
@@ -54,7 +54,8 @@ export class MessageChecker {
   }
 
   #checkResponse(frame: JsonRpcFrame): void {
-    if (frame.method === '$/progress') return this.#validate('$/progress', FileProgressParamsSchema, frame.params);
+    if (frame.method === '$/progress') return this.#validate('$/progress', FileProgressParamsSchema.or(BatchProgressParamsSchema), frame.params);
+    if (frame.method === FileChangedNotification.method) return this.#validate(frame.method, FileChangedNotification.params, frame.params);
     const method = frame.id === undefined || frame.id === null ? undefined : this.#methodsById.get(frame.id);
     const schemas = method === undefined ? undefined : METHODS.get(method);
     if (frame.error !== undefined) return void this.checked++;

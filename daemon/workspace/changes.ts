@@ -1,0 +1,173 @@
+/**
+ * Noticing changes made outside patchd. The monitor knows, per path, the sha256 patchd last
+ * saw or wrote there; a watcher event only schedules a re-check, and the re-check (a read
+ * under the path's lock, so never in the middle of one of our own commits) lets the hash
+ * decide. chokidar drops a second change on a path within ~50 ms of the first, so the
+ * re-check runs `settleMs` after the first event, past that window: whatever the last write
+ * in a burst was, it is what the re-check reads.
+ *
+ * A watch becomes active a few milliseconds after it is asked for, so a newly watched file is
+ * re-checked once too: a write between our read and the watch is not missed.
+ *
+ * Only files patchd has read, patched or cached are watched; a missing path is remembered
+ * but not watched (watching it would mean watching, and reading, its whole directory).
+ */
+import type { ContentCache } from './cache.ts';
+import type { LockTable } from './locks.ts';
+import { LazyWatcher } from './watcher.ts';
+
+/** A file changed outside patchd: its new sha256, or null when it is gone. */
+export interface FileChange {
+  readonly path: string;
+  readonly sha256: string | null;
+}
+
+export type ChangeListener = (change: FileChange) => void;
+
+export interface ChangeMonitorOptions {
+  readonly root: string;
+  readonly locks: LockTable;
+  readonly cache: ContentCache;
+  /** The file's sha256 on disk now, null when it is missing or not a file, undefined when it cannot be read. */
+  readonly readSha256: (path: string) => Promise<string | null | undefined>;
+  readonly settleMs: number;
+  readonly maxWatchedPaths: number;
+  readonly onError: (error: unknown) => void;
+}
+
+export class ChangeMonitor {
+  readonly #options: ChangeMonitorOptions;
+  readonly #watcher: LazyWatcher;
+  /** Path → the sha256 patchd last saw or wrote (null: missing); absent: never seen. */
+  readonly #known = new Map<string, string | null>();
+  readonly #scheduled = new Map<string, NodeJS.Timeout>();
+  readonly #listeners = new Set<ChangeListener>();
+  readonly #closing = new AbortController();
+  #running = 0;
+  #idleWaiters: (() => void)[] = [];
+
+  constructor(options: ChangeMonitorOptions) {
+    this.#options = options;
+    this.#watcher = new LazyWatcher({
+      root: options.root,
+      maxPaths: options.maxWatchedPaths,
+      onHint: (path) => this.#hint(path),
+      onDrop: (path) => this.#drop(path),
+      onError: options.onError,
+    });
+  }
+
+  /** A read made without the path's lock: it may be older than what is known, so it only fills a gap. */
+  learn(path: string, sha256: string | null): void {
+    if (!this.#known.has(path)) this.#known.set(path, sha256);
+    this.#track(path, sha256);
+  }
+
+  /** What a holder of the path's lock found on disk: a difference from what patchd knew is an outside change. */
+  observe(path: string, sha256: string | null): void {
+    const before = this.#known.get(path);
+    this.#known.set(path, sha256);
+    this.#track(path, sha256);
+    if (before !== undefined && before !== sha256) this.#emit({ path, sha256 });
+  }
+
+  /** patchd itself wrote (sha256) or removed (null) the path, under its lock. */
+  wrote(path: string, sha256: string | null): void {
+    this.#known.set(path, sha256);
+    this.#track(path, sha256);
+  }
+
+  /** Subscribes to outside changes; returns the unsubscribe function. */
+  onChange(listener: ChangeListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Resolves once no re-check is scheduled or running. */
+  idle(): Promise<void> {
+    if (this.#isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  /** Watched paths. */
+  get watchedPaths(): number {
+    return this.#watcher.size;
+  }
+
+  async close(): Promise<void> {
+    this.#closing.abort();
+    for (const timer of this.#scheduled.values()) clearTimeout(timer);
+    this.#scheduled.clear();
+    this.#listeners.clear();
+    this.#wakeIfIdle();
+    await this.#watcher.close();
+  }
+
+  #track(path: string, sha256: string | null): void {
+    if (sha256 === null) {
+      if (!this.#watcher.isWatching(path)) this.#known.delete(path);
+    } else if (this.#watcher.watch(path)) {
+      this.#schedule(path);
+    }
+  }
+
+  #hint(path: string): void {
+    this.#options.cache.forget(path);
+    this.#schedule(path);
+  }
+
+  /** A re-check of `path` after the settle time, unless one is already due. */
+  #schedule(path: string): void {
+    if (this.#scheduled.has(path) || this.#closing.signal.aborted) return;
+    const timer = setTimeout(() => void this.#recheck(path), this.#options.settleMs);
+    timer.unref();
+    this.#scheduled.set(path, timer);
+  }
+
+  async #recheck(path: string): Promise<void> {
+    this.#scheduled.delete(path);
+    this.#running += 1;
+    try {
+      await this.#readUnderLock(path);
+    } catch (error) {
+      this.#options.onError(error);
+    } finally {
+      this.#running -= 1;
+      this.#wakeIfIdle();
+    }
+  }
+
+  async #readUnderLock(path: string): Promise<void> {
+    const lease = await this.#options.locks.acquire([path], this.#closing.signal).catch(() => undefined);
+    if (lease === undefined) return;
+    try {
+      const sha256 = await this.#options.readSha256(path);
+      if (sha256 !== undefined && this.#watcher.isWatching(path) && !this.#closing.signal.aborted) this.observe(path, sha256);
+    } finally {
+      lease.release();
+    }
+  }
+
+  #isIdle(): boolean {
+    return this.#running === 0 && this.#scheduled.size === 0;
+  }
+
+  #wakeIfIdle(): void {
+    if (this.#isIdle()) for (const wake of this.#idleWaiters.splice(0)) wake();
+  }
+
+  #drop(path: string): void {
+    this.#known.delete(path);
+    this.#options.cache.forget(path);
+  }
+
+  #emit(change: FileChange): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(change);
+      } catch (error) {
+        this.#options.onError(error);
+      }
+    }
+  }
+}

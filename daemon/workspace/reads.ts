@@ -1,0 +1,63 @@
+/**
+ * Reading guarded paths through the content cache: one synchronous lstat decides whether the
+ * cached bytes still stand (see `cache.ts`); otherwise the file is read from disk and cached.
+ */
+import { lstatSync, type BigIntStats } from 'node:fs';
+import type { Result } from '../engine/types.ts';
+import { ok } from '../engine/types.ts';
+import type { ContentCache } from './cache.ts';
+import { readDiskEntry, readGuardedEntries, readGuardedWith, type DiskEntry, type GuardedEntries } from './files.ts';
+import type { GuardedPath, PathGuard } from './guard.ts';
+import { nowNs } from './stamp.ts';
+
+export interface ReadOptions {
+  /** Skip the cache: read every path from disk (and refresh the cache with it). */
+  readonly fresh?: boolean | undefined;
+}
+
+export class CachedReader {
+  readonly #guard: PathGuard;
+  readonly #cache: ContentCache;
+
+  constructor(guard: PathGuard, cache: ContentCache) {
+    this.#guard = guard;
+    this.#cache = cache;
+  }
+
+  /** Guards every path (nothing is read if one is refused), then reads each; keyed by normalised path. */
+  async read(paths: readonly string[], options: ReadOptions = {}): Promise<Result<GuardedEntries>> {
+    if (options.fresh === true) {
+      const entries = await readGuardedEntries(this.#guard, paths);
+      if (entries.ok) for (const [path, { entry }] of entries.value) this.#cache.remember(path, entry);
+      return entries;
+    }
+    return readGuardedWith(this.#guard, paths, (target) => this.#readOne(target));
+  }
+
+  async #readOne(target: GuardedPath): Promise<Result<DiskEntry>> {
+    const cached = this.#fromCache(target);
+    if (cached !== undefined) return ok(cached);
+    const entry = await readDiskEntry(target.absolute, target.path);
+    if (entry.ok) this.#cache.remember(target.path, entry.value);
+    return entry;
+  }
+
+  #fromCache(target: GuardedPath): DiskEntry | undefined {
+    const takenAtNs = nowNs();
+    const stats = lstatNow(target.absolute);
+    if (stats === undefined) {
+      this.#cache.forget(target.path);
+      return undefined;
+    }
+    return this.#cache.lookup(target.path, stats, takenAtNs);
+  }
+}
+
+/** Undefined for a path that is missing or cannot be inspected: the disk read reports why. */
+function lstatNow(absolute: string): BigIntStats | undefined {
+  try {
+    return lstatSync(absolute, { bigint: true, throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * A lazy chokidar watcher over single files of one workspace. Nothing is watched, and no
+ * chokidar instance exists, until the first `watch`; the tree is never scanned, so opening a
+ * huge workspace costs nothing. At most `maxPaths` files are watched (least recently touched
+ * dropped first, reported through `onDrop`), since each one costs an inotify watch.
+ *
+ * Events are hints: only the workspace-relative path is reported, never what happened. A
+ * deleted file is watched again at once, so that its recreation is seen too.
+ */
+import path from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
+
+export interface WatcherOptions {
+  /** Real path of the workspace root. */
+  readonly root: string;
+  readonly maxPaths: number;
+  /** Something may have happened to this path. */
+  readonly onHint: (path: string) => void;
+  /** The path is no longer watched (evicted to stay under `maxPaths`). */
+  readonly onDrop: (path: string) => void;
+  readonly onError: (error: unknown) => void;
+}
+
+export const DEFAULT_MAX_WATCHED_PATHS = 8192;
+
+export class LazyWatcher {
+  readonly #options: WatcherOptions;
+  /** Insertion order is recency order. */
+  readonly #watched = new Set<string>();
+  #chokidar: FSWatcher | undefined;
+  #closed = false;
+
+  constructor(options: WatcherOptions) {
+    this.#options = options;
+  }
+
+  /** Starts watching `relative` (a normalised workspace path), or marks it recently used. True when it is newly watched. */
+  watch(relative: string): boolean {
+    if (this.#closed) return false;
+    if (this.#watched.delete(relative)) {
+      this.#watched.add(relative);
+      return false;
+    }
+    this.#watched.add(relative);
+    this.#instance().add(this.#absolute(relative));
+    this.#dropOverflow();
+    return true;
+  }
+
+  unwatch(relative: string): void {
+    if (!this.#watched.delete(relative)) return;
+    this.#chokidar?.unwatch(this.#absolute(relative));
+  }
+
+  isWatching(relative: string): boolean {
+    return this.#watched.has(relative);
+  }
+
+  /** Watched paths. */
+  get size(): number {
+    return this.#watched.size;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#watched.clear();
+    await this.#chokidar?.close();
+  }
+
+  #instance(): FSWatcher {
+    // persistent: false — a watcher must never be what keeps the process alive.
+    this.#chokidar ??= watch([], { ignoreInitial: true, persistent: false, followSymlinks: false, atomic: true })
+      .on('all', (event, absolute) => this.#onEvent(event, absolute))
+      .on('error', (error) => this.#options.onError(error));
+    return this.#chokidar;
+  }
+
+  #onEvent(event: string, absolute: string): void {
+    const relative = path.relative(this.#options.root, absolute).split(path.sep).join('/');
+    if (!this.#watched.has(relative)) return;
+    // chokidar stops watching a deleted file; watch its name again to see it come back.
+    if (event === 'unlink') setImmediate(() => this.#rewatch(relative));
+    this.#options.onHint(relative);
+  }
+
+  #rewatch(relative: string): void {
+    if (!this.#closed && this.#watched.has(relative)) this.#chokidar?.add(this.#absolute(relative));
+  }
+
+  #dropOverflow(): void {
+    for (const relative of this.#watched) {
+      if (this.#watched.size <= this.#options.maxPaths) return;
+      this.unwatch(relative);
+      this.#options.onDrop(relative);
+    }
+  }
+
+  #absolute(relative: string): string {
+    return path.join(this.#options.root, ...relative.split('/'));
+  }
+}

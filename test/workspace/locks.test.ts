@@ -1,0 +1,126 @@
+/** The lock table: parallel on disjoint paths, FIFO per path, no deadlock, nothing left behind after an abort. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { LockAbortedError, LockTable, type LockLease } from '../../daemon/workspace/locks.ts';
+
+/** Whether the promise has settled, checked after pending microtasks ran. */
+async function settled(promise: Promise<unknown>): Promise<boolean> {
+  let done = false;
+  void promise.then(() => (done = true), () => (done = true));
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  return done;
+}
+
+test('requests on disjoint paths are granted at once, side by side', async () => {
+  const locks = new LockTable();
+  const a = await locks.acquire(['a.txt', 'b.txt']);
+  const c = await locks.acquire(['c.txt']);
+  assert.deepEqual(a.paths, ['a.txt', 'b.txt']);
+  assert.deepEqual(c.paths, ['c.txt']);
+  a.release();
+  c.release();
+  assert.equal(locks.size, 0);
+});
+
+test('requests sharing a path are granted one at a time, in the order they asked', async () => {
+  const locks = new LockTable();
+  const order: number[] = [];
+  const first = await locks.acquire(['shared']);
+  const waiting = [1, 2, 3].map((n) => locks.acquire(['shared', `own-${n}`]).then((lease) => {
+    order.push(n);
+    return lease;
+  }));
+  assert.equal(locks.queued('shared'), 4);
+  assert.equal(await settled(waiting[0]!), false);
+  first.release();
+  for (const pending of waiting) (await pending).release();
+  assert.deepEqual(order, [1, 2, 3]);
+  assert.equal(locks.size, 0);
+});
+
+test('a request queued behind a waiter keeps its place even on a path that is free', async () => {
+  const locks = new LockTable();
+  const holder = await locks.acquire(['a']);
+  const both = locks.acquire(['a', 'b']);
+  const onlyB = locks.acquire(['b']);
+  assert.equal(await settled(onlyB), false, 'b was asked for first by the request that waits for a');
+  holder.release();
+  const granted = await both;
+  assert.equal(await settled(onlyB), false);
+  granted.release();
+  (await onlyB).release();
+  assert.equal(locks.size, 0);
+});
+
+test('paths are locked in one sorted order: requests naming them in opposite orders never deadlock', async () => {
+  const locks = new LockTable();
+  const held = await Promise.all([['a', 'z'], ['z', 'a'], ['z'], ['a'], ['z', 'm', 'a']].map(async (paths) => {
+    const lease = await locks.acquire(paths);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    lease.release();
+    return lease.paths;
+  }));
+  assert.deepEqual(held[1], ['a', 'z']);
+  assert.deepEqual(held[4], ['a', 'm', 'z']);
+  assert.equal(locks.size, 0);
+});
+
+test('aborting a waiter removes it from every queue and lets the next one in', async () => {
+  const locks = new LockTable();
+  const holder = await locks.acquire(['a']);
+  const abort = new AbortController();
+  const aborted = locks.acquire(['a', 'b'], abort.signal);
+  const next = locks.acquire(['b']);
+  abort.abort();
+  await assert.rejects(aborted, LockAbortedError);
+  (await next).release();
+  assert.equal(locks.queued('a'), 1);
+  holder.release();
+  assert.equal(locks.size, 0);
+  await assert.rejects(locks.acquire(['a'], AbortSignal.abort()), LockAbortedError);
+  assert.equal(locks.size, 0);
+});
+
+test('an abort after the grant changes nothing; release is idempotent and disposal releases', async () => {
+  const locks = new LockTable();
+  const abort = new AbortController();
+  const lease = await locks.acquire(['a'], abort.signal);
+  abort.abort();
+  assert.equal(locks.queued('a'), 1);
+  lease.release();
+  lease.release();
+  assert.equal(locks.size, 0);
+  {
+    using _held = await locks.acquire(['a']);
+    assert.equal(locks.queued('a'), 1);
+  }
+  assert.equal(locks.size, 0);
+});
+
+test('property: any mix of requests all complete, and no path ever has two holders', async () => {
+  const request = fc.record({ paths: fc.uniqueArray(fc.constantFrom('a', 'b', 'c', 'd', 'e'), { minLength: 1, maxLength: 4 }), abort: fc.boolean() });
+  await fc.assert(fc.asyncProperty(fc.array(request, { minLength: 1, maxLength: 30 }), async (requests) => {
+    const locks = new LockTable();
+    const holders = new Map<string, number>();
+    const run = async ({ paths, abort }: { paths: string[]; abort: boolean }, id: number) => {
+      const controller = new AbortController();
+      const pending = locks.acquire(paths, controller.signal);
+      if (abort) controller.abort();
+      let lease: LockLease;
+      try {
+        lease = await pending;
+      } catch (error) {
+        assert.ok(abort && error instanceof LockAbortedError);
+        return;
+      }
+      for (const path of paths) assert.equal(holders.get(path), undefined, `${path} held twice`);
+      for (const path of paths) holders.set(path, id);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      for (const path of paths) holders.delete(path);
+      lease.release();
+    };
+    await Promise.all(requests.map(run));
+    assert.equal(locks.size, 0);
+  }), { numRuns: 100 });
+});
