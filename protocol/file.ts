@@ -41,5 +41,11 @@ export type FileChangedParams = z.infer<typeof FileChangedParamsSchema>;
  */
 export const ReadFileRequest = defineRequest('file/read', ReadFileParamsSchema, ReadFileResultSchema);
 
-/** `file/changed` (daemon → client): a file this client read or patched changed outside patchd. */
+/**
+ * `file/changed` (daemon → client): a file this client read or patched (and whose workspace it
+ * still holds open) changed outside patchd — an editor's save, another tool, a delete
+ * (`sha256: null`). Never sent for patchd's own commits, whichever client made them. Arrives
+ * about 100 ms after the change (the daemon lets a burst of writes settle, then hashes what is
+ * there). The daemon watches a bounded number of files per workspace (the most recently used).
+ */
 export const FileChangedNotification = defineNotification('file/changed', FileChangedParamsSchema);

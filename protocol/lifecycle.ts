@@ -5,6 +5,10 @@
  * `shutdown` answers `null` and makes the daemon refuse further requests; the `exit`
  * notification (or closing the daemon's stdin) then ends the process with exit code 0 after
  * its worker pools are closed.
+ *
+ * On a shared daemon (`patchd serve --socket PATH`) both concern only the sending client's
+ * connection: `shutdown` refuses that client's later requests, `exit` closes its connection,
+ * and the daemon goes on serving the others until it gets SIGINT or SIGTERM.
  */
 import { z } from 'zod';
 import { defineNotification0, defineRequest, defineRequest0 } from './define.ts';

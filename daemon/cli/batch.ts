@@ -32,6 +32,8 @@ export async function runBatch(command: ApplyCommand): Promise<number> {
   return summary.applied + summary.dryRun === summary.total ? 0 : 1;
 }
 
+/** The summary with every receipt in patch order (`receipts[i]` is the receipt of `files[i]`). */
 function jsonReport(rows: readonly { file: string; receipt: Receipt }[], summary: BatchSummary): string {
-  return `${JSON.stringify({ ...summary, receipts: rows }, null, 2)}\n`;
+  const report = { ...summary, files: rows.map((row) => row.file), receipts: rows.map((row) => row.receipt) };
+  return `${JSON.stringify(report, null, 2)}\n`;
 }

@@ -51,7 +51,10 @@ export async function applyPatch(params: ApplyParams, context: ApplyContext): Pr
   try {
     const job = await prepare(params, context, draft);
     if (!job.ok) return draft.rejected(job.failure);
-    if (params.dryRun === true) return await dryRun(job.value, context, draft);
+    if (params.dryRun === true) {
+      context.turn?.done();
+      return await dryRun(job.value, context, draft);
+    }
     using _lease = await lockPaths(job.value.paths, context);
     return await commitLocked(job.value, context, draft);
   } finally {

@@ -45,20 +45,29 @@ export function serveConnection(options: ConnectionOptions): ServerConnection {
   routeRequests(connection, createDispatch(handlers), { log, inFlight, session: session.signal });
   connection.onNotification(ExitNotification.type, () => options.onExit());
   connection.onError(([error]) => log.warn('connection error', describeError(error)));
-  let resolveEnded!: () => void;
-  const ended = (): void => {
-    session.abort();
-    resolveEnded();
-  };
-  const closed = new Promise<void>((resolve) => (resolveEnded = resolve)).then(() => drain(inFlight)).then(() => handlers.dispose());
+  const ending = endOfSession(session);
+  const closed = ending.ended.then(() => drain(inFlight)).then(() => handlers.dispose());
   // A disposed connection fires no close event, so dispose ends the session itself.
-  connection.onClose(ended);
+  connection.onClose(ending.end);
   connection.listen();
   const dispose = (): void => {
     connection.dispose();
-    ended();
+    ending.end();
   };
   return { closed, dispose };
+}
+
+/** The session ends once: its requests' signals abort, then `ended` resolves. */
+function endOfSession(session: AbortController): { readonly ended: Promise<void>; readonly end: () => void } {
+  let resolve!: () => void;
+  const ended = new Promise<void>((done) => (resolve = done));
+  return {
+    ended,
+    end: () => {
+      session.abort();
+      resolve();
+    },
+  };
 }
 
 function sessionOutput(connection: MessageConnection, log: Logger): SessionOutput {
@@ -89,9 +98,11 @@ interface RouteState {
 function routeRequests(connection: MessageConnection, dispatch: Dispatch, { log, inFlight, session }: RouteState): void {
   connection.onRequest((method, params, token) => {
     const started = performance.now();
-    const work = dispatch(method, params, AbortSignal.any([session, abortSignalOf(token)]))
+    const { signal, release } = requestSignal(session, token);
+    const work = dispatch(method, params, signal)
       .catch((error: unknown) => Promise.reject(toResponseError(error, log)))
       .finally(() => {
+        release();
         inFlight.delete(work);
         log.debug('request', { method, ms: Math.round(performance.now() - started) });
       });
@@ -116,11 +127,21 @@ async function drain(inFlight: ReadonlySet<Promise<unknown>>): Promise<void> {
   }
 }
 
-function abortSignalOf(token: CancellationToken): AbortSignal {
+/**
+ * A request's signal: aborted by its cancellation token or by the session ending. (Not
+ * `AbortSignal.any`: on Node 20 every call leaves a dependant on the long-lived session signal.)
+ */
+function requestSignal(session: AbortSignal, token: CancellationToken): { signal: AbortSignal; release: () => void } {
   const controller = new AbortController();
-  if (token.isCancellationRequested) controller.abort();
-  else token.onCancellationRequested(() => controller.abort());
-  return controller.signal;
+  const abort = (): void => controller.abort();
+  if (token.isCancellationRequested || session.aborted) abort();
+  const cancellation = token.onCancellationRequested(abort);
+  session.addEventListener('abort', abort, { once: true });
+  const release = (): void => {
+    cancellation.dispose();
+    session.removeEventListener('abort', abort);
+  };
+  return { signal: controller.signal, release };
 }
 
 function rpcLogger(log: Logger): RpcLogger {

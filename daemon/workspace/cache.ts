@@ -31,6 +31,10 @@ export class ContentCache {
     this.#options = options;
   }
 
+  has(path: string): boolean {
+    return this.#entries.has(path);
+  }
+
   /** The cached file, when `current` (an lstat taken just now, `takenAtNs` before it) shows it unchanged. */
   lookup(path: string, current: BigIntStats, takenAtNs = nowNs()): CachedFile | undefined {
     const entry = this.#entries.get(path);

@@ -13,7 +13,7 @@
  * but not watched (watching it would mean watching, and reading, its whole directory).
  */
 import type { ContentCache } from './cache.ts';
-import type { LockTable } from './locks.ts';
+import type { LockLease } from './locks.ts';
 import { LazyWatcher } from './watcher.ts';
 
 /** A file changed outside patchd: its new sha256, or null when it is gone. */
@@ -26,7 +26,8 @@ export type ChangeListener = (change: FileChange) => void;
 
 export interface ChangeMonitorOptions {
   readonly root: string;
-  readonly locks: LockTable;
+  /** Takes a path's lock, as commits do. */
+  readonly lock: (paths: readonly string[], signal: AbortSignal) => Promise<LockLease>;
   readonly cache: ContentCache;
   /** The file's sha256 on disk now, null when it is missing or not a file, undefined when it cannot be read. */
   readonly readSha256: (path: string) => Promise<string | null | undefined>;
@@ -119,9 +120,8 @@ export class ChangeMonitor {
   /** A re-check of `path` after the settle time, unless one is already due. */
   #schedule(path: string): void {
     if (this.#scheduled.has(path) || this.#closing.signal.aborted) return;
-    const timer = setTimeout(() => void this.#recheck(path), this.#options.settleMs);
-    timer.unref();
-    this.#scheduled.set(path, timer);
+    // Not unref'd: a re-check due is work to finish (and `idle()` waits for it); `close` clears it.
+    this.#scheduled.set(path, setTimeout(() => void this.#recheck(path), this.#options.settleMs));
   }
 
   async #recheck(path: string): Promise<void> {
@@ -138,7 +138,7 @@ export class ChangeMonitor {
   }
 
   async #readUnderLock(path: string): Promise<void> {
-    const lease = await this.#options.locks.acquire([path], this.#closing.signal).catch(() => undefined);
+    const lease = await this.#options.lock([path], this.#closing.signal).catch(() => undefined);
     if (lease === undefined) return;
     try {
       const sha256 = await this.#options.readSha256(path);

@@ -1,12 +1,16 @@
 /**
  * The last look before a rename: does the target still hold exactly what the commit verified?
- * Synchronous on purpose — the check and the rename that follows it run in one turn of the
- * event loop, so an outside write can slip between them only within microseconds, instead of
- * the milliseconds that staging and fsyncing take after the commit's verification read.
+ * Synchronous on purpose — the check and the rename right after it run back to back, so an
+ * outside write can slip between them only within microseconds, instead of the milliseconds
+ * that staging and fsyncing take after the commit's verification read.
+ *
+ * What remains is the gap between two system calls: an outside rename landing exactly there is
+ * replaced unseen. Closing it takes an atomic compare-and-swap of directory entries
+ * (`renameat2(RENAME_EXCHANGE)`), which Node does not offer.
  *
  * Files up to `CONTENT_CHECK_MAX_BYTES` are compared byte for byte; larger ones by stamp.
  */
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { close, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { bytesEqual, type DiskEntry } from './files.ts';
 import { hasErrorCode } from './ioErrors.ts';
 import { sameStamp, stampOf } from './stamp.ts';
@@ -16,20 +20,28 @@ const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBL
 
 type VerifiedFile = Extract<DiskEntry, { kind: 'file' }>;
 
-/** True when `absolute` is still `expected` (a file with those bytes), or still free when `expected` is null. */
-export function stillHolds(absolute: string, expected: VerifiedFile | null): boolean {
+/**
+ * Runs `replace` (synchronous) if `absolute` still is `expected` (a file with those bytes), or
+ * still free when `expected` is null; false, and nothing run, otherwise. The file is closed
+ * only after `replace`, keeping even that call out of the gap — and asynchronously, since
+ * closing the last reference to a replaced file frees it, which is slow and need not block.
+ */
+export function replaceIfUnchanged(absolute: string, expected: VerifiedFile | null, replace: () => void): boolean {
   let fd: number;
   try {
     fd = openSync(absolute, READ_FLAGS);
   } catch (error) {
-    if (hasErrorCode(error, 'ENOENT', 'ENOTDIR')) return expected === null;
     // ELOOP: a symlink now stands there; anything else we cannot vouch for either.
-    return false;
+    if (!hasErrorCode(error, 'ENOENT', 'ENOTDIR') || expected !== null) return false;
+    replace();
+    return true;
   }
   try {
-    return expected !== null && holds(fd, expected);
+    if (expected === null || !holds(fd, expected)) return false;
+    replace();
+    return true;
   } finally {
-    closeSync(fd);
+    close(fd, () => {});
   }
 }
 

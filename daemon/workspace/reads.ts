@@ -6,9 +6,13 @@ import { lstatSync, type BigIntStats } from 'node:fs';
 import type { Result } from '../engine/types.ts';
 import { ok } from '../engine/types.ts';
 import type { ContentCache } from './cache.ts';
-import { readDiskEntry, readGuardedEntries, readGuardedWith, type DiskEntry, type GuardedEntries } from './files.ts';
+import {
+  readDiskEntry, readGuardedEntries, readGuardedWith, readSmallFileSync, sha256Hex, type DiskEntry, type GuardedEntries,
+} from './files.ts';
 import type { GuardedPath, PathGuard } from './guard.ts';
 import { nowNs } from './stamp.ts';
+
+const SYNC_READ_MAX_BYTES = 256 * 1024;
 
 export interface ReadOptions {
   /** Skip the cache: read every path from disk (and refresh the cache with it). */
@@ -34,6 +38,18 @@ export class CachedReader {
     return readGuardedWith(this.#guard, paths, (target) => this.#readOne(target));
   }
 
+  /** The sha256 on disk now, bypassing the cache: null when missing or not a file, undefined when it cannot be read. */
+  async sha256Now(path: string): Promise<string | null | undefined> {
+    const guarded = this.#guard.check(path);
+    if (!guarded.ok) return undefined;
+    const small = readSmallFileSync(guarded.value.absolute, SYNC_READ_MAX_BYTES);
+    if (small !== undefined) return small === null ? null : sha256Hex(small);
+    const entries = await readGuardedEntries(this.#guard, [path]);
+    const entry = entries.ok ? entries.value.get(guarded.value.path)?.entry : undefined;
+    if (entry === undefined) return undefined;
+    return entry.kind === 'file' ? sha256Hex(entry.bytes) : null;
+  }
+
   async #readOne(target: GuardedPath): Promise<Result<DiskEntry>> {
     const cached = this.#fromCache(target);
     if (cached !== undefined) return ok(cached);
@@ -43,6 +59,7 @@ export class CachedReader {
   }
 
   #fromCache(target: GuardedPath): DiskEntry | undefined {
+    if (!this.#cache.has(target.path)) return undefined;
     const takenAtNs = nowNs();
     const stats = lstatNow(target.absolute);
     if (stats === undefined) {

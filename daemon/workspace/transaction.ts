@@ -9,7 +9,7 @@ import { lstat, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { engineError, type EngineError } from '../engine/errors.ts';
 import { fail, ok, type Result } from '../engine/types.ts';
-import { stillHolds } from './confirm.ts';
+import { replaceIfUnchanged } from './confirm.ts';
 import type { WorkspaceContext } from './context.ts';
 import { writeDurably } from './durable.ts';
 import { sha256Hex, type DiskEntry, type FileOwner } from './files.ts';
@@ -142,20 +142,22 @@ function reguard(context: WorkspaceContext, relative: string): void {
   if (!guarded.ok) throw new CommitStepError(guarded.error);
 }
 
-/** Each rename follows its last check synchronously (see `confirm.ts`): an outside write is never renamed over. */
 async function renameInOrder(context: WorkspaceContext, steps: readonly Step[]): Promise<void> {
   for (const [index, step] of steps.entries()) {
     await context.hooks.beforeRename?.(index, step.path);
     reguard(context, step.path);
     const { temp, trash, before } = step;
-    if (!stillHolds(step.absolute, before)) throw new CommitStepError(changedMeanwhile(step.path));
-    if (temp !== null) await attempt(step.path, 'rename new content onto', async () => renameSync(temp, step.absolute));
-    else if (trash !== null && before !== null) await attempt(step.path, 'move to trash', () => moveToTrash(step.absolute, trash, before.bytes));
+    const rename = (from: string, to: string) => renameAfterLastLook(step, from, to);
+    if (temp !== null) await attempt(step.path, 'rename new content onto', async () => rename(temp, step.absolute));
+    else if (trash !== null && before !== null) await attempt(step.path, 'move to trash', () => moveToTrash(step.absolute, trash, before.bytes, rename));
   }
 }
 
-function changedMeanwhile(path: string): EngineError {
-  return engineError('stale_file', `${path} changed on disk while the patch was being committed; nothing was written.`, { path });
+/** Renames right after checking the target still holds what the commit verified (see `confirm.ts`): an outside write is not renamed over. */
+function renameAfterLastLook(step: Step, from: string, to: string): void {
+  if (replaceIfUnchanged(step.absolute, step.before, () => renameSync(from, to))) return;
+  const message = `${step.path} changed on disk while the patch was being committed; nothing was written.`;
+  throw new CommitStepError(engineError('stale_file', message, { path: step.path }));
 }
 
 async function syncParents(context: WorkspaceContext, steps: readonly Step[], created: readonly string[]): Promise<void> {

@@ -21,14 +21,15 @@ export async function prepareTrashSlot(trashPath: string): Promise<void> {
 }
 
 /**
- * Moves `absolute` into its (prepared) trash slot. The rename is synchronous so that it follows
- * the commit's last look at the file in the same turn (see `confirm.ts`). Across filesystems (a
- * tmpfs state dir) a rename is impossible, so the pre-image is written there and the original
- * unlinked.
+ * Moves `absolute` into its (prepared) trash slot with `rename` (synchronous, so a commit can
+ * run it right after its last look at the file; see `confirm.ts`). Across filesystems (a tmpfs
+ * state dir) a rename is impossible, so the pre-image is written there and the original unlinked.
  */
-export async function moveToTrash(absolute: string, trashPath: string, preImage: Uint8Array): Promise<void> {
+export async function moveToTrash(
+  absolute: string, trashPath: string, preImage: Uint8Array, rename: (from: string, to: string) => void = renameSync,
+): Promise<void> {
   try {
-    renameSync(absolute, trashPath);
+    rename(absolute, trashPath);
   } catch (error) {
     if (!hasErrorCode(error, 'EXDEV')) throw error;
     await removeIfPresent(trashPath);

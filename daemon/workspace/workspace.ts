@@ -11,6 +11,8 @@
  *   journal/*.conflict                                   journals recovery could not fully apply, kept
  *   trash/<transactionId>/<workspace path>               deleted and moved-away files
  */
+import { realpathSync } from 'node:fs';
+import nodePath from 'node:path';
 import { engineError, type EngineError } from '../engine/errors.ts';
 import { normalizePatchPath } from '../engine/paths.ts';
 import { fail, ok, type FileSnapshot, type Plan, type Result } from '../engine/types.ts';
@@ -93,9 +95,9 @@ export class Workspace {
     this.#reader = new CachedReader(context.guard, this.#cache);
     this.#monitor = new ChangeMonitor({
       root: context.root,
-      locks: this.#locks,
+      lock: (paths, signal) => this.lock(paths, signal),
       cache: this.#cache,
-      readSha256: (path) => this.#diskSha256(path),
+      readSha256: (path) => this.#reader.sha256Now(path),
       settleMs: options.settleMs ?? DEFAULT_SETTLE_MS,
       maxWatchedPaths: options.maxWatchedPaths ?? DEFAULT_MAX_WATCHED_PATHS,
       onError: options.onError ?? (() => {}),
@@ -146,9 +148,9 @@ export class Workspace {
     return ok({ path: relative, content, sha256, version: versionFromSha256(sha256) });
   }
 
-  /** Locks the paths (normalised) for one patch; see `locks.ts` for the order guarantees. */
+  /** Locks the paths for one patch; see `locks.ts` for the order guarantees and `lockKey` for the names. */
   lock(paths: readonly string[], signal?: AbortSignal): Promise<LockLease> {
-    return this.#locks.acquire(paths.map(lockKey), signal);
+    return this.#locks.acquire(paths.map((path) => lockKey(this.root, path)), signal);
   }
 
   /** Commits a plan made from `snapshots` (see `CommitOptions`); the caller should hold the paths' locks. */
@@ -204,24 +206,35 @@ export class Workspace {
     for (const file of plan.files.filter((planned) => committed.includes(planned.path))) {
       for (const [path, after] of [[file.path, file.after], [file.fromPath, null]] as const) {
         if (path === undefined) continue;
-        const key = lockKey(path);
+        const key = normalizedKey(path);
         this.#cache.forget(key);
         this.#monitor.wrote(key, after === null ? null : sha256Hex(after));
       }
     }
   }
-
-  async #diskSha256(path: string): Promise<string | null | undefined> {
-    const entries = await this.#reader.read([path], { fresh: true });
-    const entry = entries.ok ? entries.value.get(path)?.entry : undefined;
-    if (entry === undefined) return undefined;
-    return entry.kind === 'file' ? sha256Hex(entry.bytes) : null;
-  }
 }
 
-function lockKey(path: string): string {
+function normalizedKey(path: string): string {
   const normalized = normalizePatchPath(path);
   return normalized.ok ? normalized.value : path;
+}
+
+/**
+ * The name a path is locked under: normalised, with its directory resolved through symlinked
+ * directories inside the root (which the guard allows), so two spellings of one file share a
+ * lock. One realpath call; a directory that does not exist yet keeps its spelling.
+ */
+export function lockKey(root: string, path: string): string {
+  const key = normalizedKey(path);
+  const parent = nodePath.posix.dirname(key);
+  if (parent === '.') return key;
+  try {
+    const real = realpathSync.native(nodePath.join(root, parent));
+    const relative = nodePath.relative(root, real).split(nodePath.sep).join('/');
+    return relative === '' ? nodePath.posix.basename(key) : `${relative}/${nodePath.posix.basename(key)}`;
+  } catch {
+    return key;
+  }
 }
 
 function closedError(): EngineError {

@@ -1,4 +1,5 @@
 /** patch/apply end to end: a spawned daemon driven through client/. */
+import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { PatchClient, type FileReceipt } from '../../client/index.ts';

@@ -113,10 +113,11 @@ describe('patchd apply --batch', () => {
     writeFileSync(join(dir, '4-bad.diff'), '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-zzz\n+x\n');
     const run = patchd(['apply', '--batch', '--json', join(dir, '4-bad.diff'), join(dir, '1-a.diff'), '-C', tree.root]);
     assert.equal(run.code, 1, run.stderr);
-    const report = JSON.parse(run.stdout) as { receipts: { file: string; receipt: Receipt }[] };
+    const report = JSON.parse(run.stdout) as { files: string[] };
     const summary = BatchSummarySchema.parse(report);
     assert.deepEqual([summary.total, summary.applied, summary.rejected], [2, 1, 1]);
-    assert.deepEqual(report.receipts.map(({ file, receipt }) => [file.split('/').at(-1), receipt.error?.code ?? receipt.status]), [['4-bad.diff', 'context_not_found'], ['1-a.diff', 'applied']]);
+    assert.deepEqual(report.files.map((file) => file.split('/').at(-1)), ['4-bad.diff', '1-a.diff']);
+    assert.deepEqual(summary.receipts?.map((receipt) => receipt.error?.code ?? receipt.status), ['context_not_found', 'applied']);
   });
 
   test('usage errors exit 2', () => {

@@ -3,6 +3,7 @@
  * through a spawned daemon, its worker pool and the real workspace (one workspace, reset
  * between cases).
  */
+import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,4 +1,5 @@
 /** The later dialects end to end: SEARCH/REPLACE blocks, structured edits, whole-file writes, shell heredocs. */
+import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { FORMATS, PatchClient } from '../../client/index.ts';

@@ -1,4 +1,5 @@
 /** `npm start` runs the bundled example: every example patch applies, except the one meant to be rejected. */
+import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';

@@ -1,4 +1,5 @@
 /** Lifecycle end to end: initialize, workspaces shared by root, shutdown, stdin closing, a killed daemon. */
+import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { DaemonExitedError, FORMATS, PatchClient, RpcError } from '../../client/index.ts';

@@ -3,6 +3,7 @@
  * pool keeps serving; client-side time limits and aborts cancel on the daemon. The runaway is
  * the daemon's test-only hook (PATCHD_TEST_RUNAWAY=1, see daemon/pool/testHooks.ts).
  */
+import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { PatchClient, RequestAbortedError, RequestTimeoutError, type Workspace } from '../../client/index.ts';

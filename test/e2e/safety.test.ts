@@ -1,4 +1,5 @@
 /** Path safety end to end: no patch writes outside the workspace, into .git/, or through a symlink. */
+import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
 import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';

@@ -124,10 +124,12 @@ describe('a client that vanishes', () => {
     return { tree, daemon, alice, aliceWorkspace: await alice.openWorkspace(tree.root), bobWorkspace: await bob.openWorkspace(tree.root) };
   }
 
-  /** Alice holds locked.txt (her plan spins), and bob is seen waiting behind her. */
+  /** Alice holds locked.txt (her plan spins), and bob is seen waiting behind her (a probe that times out, cancelled on the daemon). */
   async function aliceHoldsTheLock(daemon: SocketDaemon, bobWorkspace: Workspace): Promise<void> {
     await daemon.logged((line) => line.includes('"msg":"locked"') && line.includes('spin.txt'));
     await assert.rejects(bobWorkspace.apply(PLAIN, { timeoutMs: 300 }), { name: 'RequestTimeoutError' }, 'bob waits behind alice');
+    // Alice's patch never ends by itself: the first patch/apply to end is bob's cancelled probe.
+    await daemon.logged((line) => line.includes('"msg":"request"') && line.includes('"method":"patch/apply"'));
   }
 
   test('mid-patch releases every lock it held: a patch waiting on the same file then applies', async () => {
@@ -138,7 +140,8 @@ describe('a client that vanishes', () => {
     await aliceHoldsTheLock(daemon, bobWorkspace);
     const bobs = bobWorkspace.apply(PLAIN, { timeoutMs: 20_000 });
     await alice.close();
-    assert.equal((await bobs).status, 'applied');
+    const receipt = await bobs;
+    assert.equal(receipt.status, 'applied', JSON.stringify(receipt.error));
     assert.equal(tree.text('locked.txt'), 'taken by bob\n');
   });
 
@@ -153,7 +156,8 @@ describe('a client that vanishes', () => {
     await aliceHoldsTheLock(daemon, bobWorkspace);
     const bobs = bobWorkspace.apply(PLAIN, { timeoutMs: 20_000 });
     await alice.close();
-    assert.equal((await bobs).status, 'applied');
+    const receipt = await bobs;
+    assert.equal(receipt.status, 'applied', JSON.stringify(receipt.error));
     await daemon.logged((line) => line.includes('"method":"patch/applyBatch"'));
     assert.equal(tree.text('locked.txt'), 'taken by bob\n');
     assert.equal(tree.text('other.txt'), '0\n', 'the patches after the one in flight never ran');

@@ -1,4 +1,5 @@
 /** The wire itself, through a raw spawned daemon: bad frames and bad requests get JSON-RPC errors, stdout carries only frames. */
+import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { RawDaemon } from '../helpers/rawDaemon.ts';

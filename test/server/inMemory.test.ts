@@ -10,10 +10,11 @@ import { createRegistry } from '../../daemon/cli/runtime.ts';
 import { serveConnection, type ServerConnection } from '../../daemon/server/connection.ts';
 import { createLogger } from '../../daemon/server/logger.ts';
 import { MessageChecker } from '../helpers/messageChecker.ts';
+import { TEST_STATE_ROOT } from '../helpers/testState.ts';
 import { createTempTree } from '../helpers/tempTree.ts';
 
 const log = createLogger(new Writable({ write: (_chunk, _encoding, done) => done() }));
-const registry = createRegistry({ taskTimeoutMs: 10_000, log });
+const registry = createRegistry({ taskTimeoutMs: 10_000, log, stateRoot: TEST_STATE_ROOT });
 const checker = new MessageChecker();
 
 interface Session {

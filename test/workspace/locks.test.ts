@@ -1,8 +1,12 @@
-/** The lock table: parallel on disjoint paths, FIFO per path, no deadlock, nothing left behind after an abort. */
+/** The lock table: parallel on disjoint paths, FIFO per path, no deadlock, nothing left behind after an abort; and the names paths are locked under. */
 import assert from 'node:assert/strict';
+import { symlinkSync } from 'node:fs';
+import path from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { LockAbortedError, LockTable, type LockLease } from '../../daemon/workspace/locks.ts';
+import { lockKey } from '../../daemon/workspace/workspace.ts';
+import { withSandbox } from './fixtures.ts';
 
 /** Whether the promise has settled, checked after pending microtasks ran. */
 async function settled(promise: Promise<unknown>): Promise<boolean> {
@@ -123,4 +127,24 @@ test('property: any mix of requests all complete, and no path ever has two holde
     await Promise.all(requests.map(run));
     assert.equal(locks.size, 0);
   }), { numRuns: 100 });
+});
+
+test('lock names: two spellings of one file (through a symlinked directory inside the root) share a lock', async () => {
+  await withSandbox({ 'real/a.txt': 'a\n', 'top.txt': 't\n' }, async (sandbox) => {
+    symlinkSync('real', path.join(sandbox.root, 'link'));
+    assert.equal(lockKey(sandbox.root, 'link/a.txt'), 'real/a.txt');
+    assert.equal(lockKey(sandbox.root, './real//a.txt'), 'real/a.txt');
+    assert.equal(lockKey(sandbox.root, 'top.txt'), 'top.txt');
+    assert.equal(lockKey(sandbox.root, 'not/yet/there.txt'), 'not/yet/there.txt');
+    const workspace = await sandbox.open();
+    try {
+      const held = await workspace.lock(['link/a.txt']);
+      const other = workspace.lock(['real/a.txt']);
+      assert.equal(await settled(other), false);
+      held.release();
+      (await other).release();
+    } finally {
+      await workspace.close();
+    }
+  });
 });
