@@ -1,13 +1,25 @@
 #!/usr/bin/env node
-// patchd launcher: runs the compiled daemon when built, else the TypeScript source through tsx.
+// patchd launcher. In a checkout the TypeScript sources sit beside this file, and they always
+// run (through tsx), so a dist/ built from older sources can never win over edited code. An
+// installed package ships only dist/ and runs that.
 import { existsSync } from 'node:fs';
 
-const compiled = new URL('../dist/daemon/main.js', import.meta.url);
+const source = new URL('../daemon/main.ts', import.meta.url);
 
-if (existsSync(compiled)) {
-  await import(compiled.href);
+if (existsSync(source)) {
+  await loadTsx();
+  await import(source.href);
 } else {
-  const { register } = await import('tsx/esm/api');
-  register();
-  await import(new URL('../daemon/main.ts', import.meta.url).href);
+  await import(new URL('../dist/daemon/main.js', import.meta.url).href);
+}
+
+async function loadTsx() {
+  try {
+    const { register } = await import('tsx/esm/api');
+    register();
+  } catch (error) {
+    if (error?.code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    process.stderr.write('patchd: this checkout runs its TypeScript sources through tsx, which is not installed; run `npm install` first.\n');
+    process.exit(2);
+  }
 }

@@ -1,0 +1,107 @@
+/** `npm pack` → `npm install` into a project outside the repository, used the ways the README says. */
+import '../helpers/testState.ts';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { packAndInstall, REPO, run, type PackedProject } from './packedProject.ts';
+
+const PATCH = '--- a/hello.txt\n+++ b/hello.txt\n@@ -1,2 +1,2 @@\n hello\n-world\n+patchd\n';
+
+/** The README's client example: the first `js` block of "The client library". */
+function readmeClientExample(): string {
+  const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## The client library'));
+  const example = /```js\n([\s\S]*?)```/.exec(section)?.[1];
+  assert.ok(example !== undefined, 'README has a js block under "The client library"');
+  return example;
+}
+
+function workspaceWithHello(consumer: string, name: string): string {
+  const root = join(consumer, name);
+  mkdirSync(root);
+  writeFileSync(join(root, 'hello.txt'), 'hello\nworld\n');
+  return root;
+}
+
+describe('the packed package', () => {
+  let packed: PackedProject;
+  before(() => {
+    packed = packAndInstall();
+  });
+  after(() => packed?.[Symbol.dispose]());
+
+  test('the tarball holds the compiled code, its types and the launcher; no sources, tests, benchmarks or examples', () => {
+    for (const entry of ['client', 'protocol']) {
+      assert.ok(packed.tarballFiles.includes(`dist/${entry}/index.js`), entry);
+      assert.ok(packed.tarballFiles.includes(`dist/${entry}/index.d.ts`), entry);
+    }
+    assert.ok(packed.tarballFiles.includes('dist/daemon/main.js'));
+    assert.ok(packed.tarballFiles.includes('dist/daemon/pool/worker.js'));
+    assert.ok(packed.tarballFiles.includes('bin/patchd.js'));
+    const unexpected = packed.tarballFiles.filter((path) =>
+      !/^(package\.json|README\.md|bin\/patchd\.js|dist\/(client|daemon|protocol)\/.+\.(js|d\.ts))$/.test(path));
+    assert.deepEqual(unexpected, []);
+  });
+
+  test('TypeScript and tsx are not installed with it', () => {
+    const manifest = JSON.parse(readFileSync(join(packed.consumer, 'node_modules/patchd/package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    assert.deepEqual(Object.keys(manifest.dependencies).filter((name) => /^(typescript|tsx|@types\/)/.test(name)), []);
+    assert.equal(existsSync(join(packed.consumer, 'node_modules/tsx')), false);
+    assert.equal(existsSync(join(packed.consumer, 'node_modules/typescript')), false);
+  });
+
+  test("the README's client example runs as plain ESM on this Node: PatchClient.spawn() applies a patch", () => {
+    writeFileSync(join(packed.consumer, 'apply.mjs'), readmeClientExample());
+    const root = workspaceWithHello(packed.consumer, 'ws-example');
+    writeFileSync(join(packed.consumer, 'fix.diff'), PATCH);
+    const result = run(process.execPath, ['apply.mjs', root, 'fix.diff'], packed.consumer);
+    assert.equal(result.status, 0, result.stderr);
+    assert.equal(result.stdout, 'update hello.txt\n');
+    assert.equal(readFileSync(join(root, 'hello.txt'), 'utf8'), 'hello\npatchd\n');
+  });
+
+  test("the README's client example type-checks as a strict NodeNext TypeScript consumer", () => {
+    writeFileSync(join(packed.consumer, 'consumer.ts'), readmeClientExample());
+    writeFileSync(join(packed.consumer, 'types.ts'), [
+      "import type { Receipt } from 'patchd/protocol';",
+      "import { ERROR_HINTS, type ErrorCode } from 'patchd/client';",
+      "export const hint: string = ERROR_HINTS['context_not_found' satisfies ErrorCode];",
+      "export const status = (receipt: Receipt): 'applied' | 'rejected' | 'dry_run' | 'partial' => receipt.status;",
+      '',
+    ].join('\n'));
+    writeFileSync(join(packed.consumer, 'tsconfig.json'), JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true,
+        noUncheckedIndexedAccess: true, exactOptionalPropertyTypes: true, skipLibCheck: false, types: ['node'],
+      },
+      include: ['consumer.ts', 'types.ts'],
+    }));
+    const tsc = createRequire(join(REPO, 'package.json')).resolve('typescript/bin/tsc');
+    const result = run(process.execPath, [tsc, '-p', 'tsconfig.json'], packed.consumer);
+    assert.equal(result.status, 0, result.stdout + result.stderr);
+  });
+
+  test('npx patchd --version and npx patchd apply run the installed compiled command', () => {
+    const { version } = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string };
+    const versionRun = run('npx', ['--no-install', 'patchd', '--version'], packed.consumer);
+    assert.equal(versionRun.status, 0, versionRun.stderr);
+    assert.equal(versionRun.stdout, `patchd ${version}\n`);
+
+    const root = workspaceWithHello(packed.consumer, 'ws-cli');
+    writeFileSync(join(packed.consumer, 'cli.diff'), PATCH);
+    const applyRun = run('npx', ['--no-install', 'patchd', 'apply', 'cli.diff', '-C', root, '--json'], packed.consumer);
+    assert.equal(applyRun.status, 0, applyRun.stderr);
+    assert.equal((JSON.parse(applyRun.stdout) as { status: string }).status, 'applied');
+    assert.equal(readFileSync(join(root, 'hello.txt'), 'utf8'), 'hello\npatchd\n');
+  });
+
+  test('in a checkout, bin/patchd.js runs the sources even when a dist/ build is there (never a stale one)', () => {
+    assert.ok(existsSync(join(packed.clone, 'dist/daemon/main.js')), 'npm pack built dist/ in the copy');
+    writeFileSync(join(packed.clone, 'dist/daemon/main.js'), "process.stdout.write('stale dist\\n');\n");
+    const result = run(process.execPath, [join(packed.clone, 'bin/patchd.js'), '--version'], packed.clone);
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stdout, /^patchd \d+\.\d+\.\d+\n$/);
+  });
+});
