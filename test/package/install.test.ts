@@ -33,7 +33,7 @@ describe('the packed package', () => {
   after(() => packed?.[Symbol.dispose]());
 
   test('the tarball holds the compiled code, its types and the launcher; no sources, tests, benchmarks or examples', () => {
-    for (const entry of ['client', 'protocol']) {
+    for (const entry of ['client', 'protocol', 'protocol/tools']) {
       assert.ok(packed.tarballFiles.includes(`dist/${entry}/index.js`), entry);
       assert.ok(packed.tarballFiles.includes(`dist/${entry}/index.d.ts`), entry);
     }
@@ -62,6 +62,14 @@ describe('the packed package', () => {
     assert.equal(readFileSync(join(root, 'hello.txt'), 'utf8'), 'hello\npatchd\n');
   });
 
+  test('patchd/tools and patchd/protocol import from ESM', () => {
+    const script = "const tools = await import('patchd/tools'); const protocol = await import('patchd/protocol');"
+      + " console.log(tools.openai.customTool.format.syntax, tools.anthropic.tool.input_schema.required.join(), typeof protocol.ReceiptSchema.parse);";
+    const result = run(process.execPath, ['--input-type=module', '-e', script], packed.consumer);
+    assert.equal(result.status, 0, result.stderr);
+    assert.equal(result.stdout, 'lark patch function\n');
+  });
+
   test("the README's client example type-checks as a strict NodeNext TypeScript consumer", () => {
     writeFileSync(join(packed.consumer, 'consumer.ts'), readmeClientExample());
     writeFileSync(join(packed.consumer, 'types.ts'), [
@@ -69,6 +77,8 @@ describe('the packed package', () => {
       "import { ERROR_HINTS, type ErrorCode } from 'patchd/client';",
       "export const hint: string = ERROR_HINTS['context_not_found' satisfies ErrorCode];",
       "export const status = (receipt: Receipt): 'applied' | 'rejected' | 'dry_run' | 'partial' => receipt.status;",
+      "import { anthropic, openai } from 'patchd/tools';",
+      "export const tools: readonly [string, 'lark', Record<string, unknown>] = [anthropic.tool.name, openai.customTool.format.syntax, openai.functionTool.parameters];",
       '',
     ].join('\n'));
     writeFileSync(join(packed.consumer, 'tsconfig.json'), JSON.stringify({
