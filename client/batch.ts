@@ -20,8 +20,8 @@ export interface ApplyManyOptions extends CallOptions, PatchOptions {
 export function streamBatch(
   rpc: RpcChannel, workspaceId: string, entries: readonly BatchEntry[], options: ApplyManyOptions,
 ): AsyncGenerator<BatchReceipt, BatchSummary, undefined> {
-  const { format, dryRun, atomic, fuzz, expectedSha256ByPath, baseVersions } = options;
-  const defaults = { format, dryRun, atomic, fuzz, expectedSha256ByPath, baseVersions };
+  const { format, dryRun, atomic, fuzz, strip, expectedSha256ByPath, baseVersions } = options;
+  const defaults = { format, dryRun, atomic, fuzz, strip, expectedSha256ByPath, baseVersions };
   const patches = entries.map((entry) => ({ ...defaults, ...toBatchPatch(entry) }));
   return streamOf(async (push: (receipt: BatchReceipt) => void) => {
     let invalid: ProtocolError | undefined;

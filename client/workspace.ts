@@ -35,6 +35,8 @@ export interface ApplyOptions extends CallOptions {
   readonly atomic?: boolean | undefined;
   /** `exact` turns off whitespace and punctuation tolerance. */
   readonly fuzz?: 'default' | 'exact' | undefined;
+  /** Leading path components to strip from unified diff paths (`patch -pN`); worked out when absent. */
+  readonly strip?: number | undefined;
   /** Pre-images: path → lowercase sha256, or `""` for "must not exist". Mismatch → `stale_file`. */
   readonly expectedSha256ByPath?: Readonly<Record<string, string>> | undefined;
   /** Pre-images as `read()` versions: path → version. Mismatch → `stale_file`. */
@@ -164,8 +166,8 @@ export class Workspace implements AsyncDisposable {
 
   #applyParams(patch: Change, options: ApplyOptions): ApplyParams {
     const input = typeof patch === 'string' ? { patch } : 'edits' in patch ? { edits: [...patch.edits] } : { operations: [...patch] };
-    const { format, dryRun, atomic, fuzz, expectedSha256ByPath, baseVersions } = options;
-    return { workspaceId: this.id, ...input, format, dryRun, atomic, fuzz, expectedSha256ByPath, baseVersions };
+    const { format, dryRun, atomic, fuzz, strip, expectedSha256ByPath, baseVersions } = options;
+    return { workspaceId: this.id, ...input, format, dryRun, atomic, fuzz, strip, expectedSha256ByPath, baseVersions };
   }
 }
 

@@ -12,6 +12,8 @@ import { MAX_PATH_CHARS, WorkspaceIdSchema } from './workspace.ts';
 export const MAX_OPERATIONS = 2000;
 /** Most entries in `expectedSha256ByPath` or `baseVersions`. */
 export const MAX_PRECONDITIONS = 2000;
+/** Largest `strip` level accepted. */
+export const MAX_STRIP = 64;
 
 const PathSchema = z.string().max(MAX_PATH_CHARS);
 
@@ -81,6 +83,12 @@ export const PatchOptionsSchema = z.object({
   atomic: z.boolean().optional(),
   /** `exact` turns off the whitespace and punctuation tolerance tiers. */
   fuzz: z.enum(['default', 'exact']).optional(),
+  /**
+   * Leading path components to remove from unified diff paths, as `patch -pN` / `git apply -pN`
+   * do. Without it patchd works the level out (`a/`/`b/` prefixes, or the level at which the
+   * paths exist in the workspace) and reports it in a `strip_level` diagnostic.
+   */
+  strip: z.number().int().min(0).max(MAX_STRIP).optional(),
   /** Pre-images the caller asserts: path → lowercase sha256, or `""` for "must not exist". */
   expectedSha256ByPath: capped(z.string().regex(/^([0-9a-f]{64})?$/, 'expected 64 lowercase hex digits or ""')).optional(),
   /** Pre-images as `file/read` versions: path → version. */

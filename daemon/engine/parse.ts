@@ -7,7 +7,7 @@ import { parseSearchReplace } from './searchReplace.ts';
 import { parseShellCommand } from './shell.ts';
 import { parseStructuredEdits } from './structuredEdits.ts';
 import { fail, type ParsedPatch, type PatchInput, type Result } from './types.ts';
-import { parseUnified } from './unified.ts';
+import { parseUnified, type UnifiedOptions } from './unified.ts';
 import { parseV4AOperations } from './v4a.ts';
 
 export function parsePatch(input: PatchInput): Result<ParsedPatch> {
@@ -27,10 +27,15 @@ export function parsePatch(input: PatchInput): Result<ParsedPatch> {
   const split = splitPatchLines(input.patch);
   if (!split.ok) return split;
   const { lines } = split.value;
-  return parseText(lines, format === 'auto' ? detectTextDialect(lines) : format);
+  return parseText(lines, format === 'auto' ? detectTextDialect(lines) : format, unifiedOptions(input));
 }
 
-function parseText(lines: readonly string[], dialect: TextDialect): Result<ParsedPatch> {
+function unifiedOptions(input: PatchInput): UnifiedOptions {
+  const existing = input.existingPaths === undefined ? undefined : new Set(input.existingPaths);
+  return { strip: input.strip, existing, probe: input.probe };
+}
+
+function parseText(lines: readonly string[], dialect: TextDialect, options: UnifiedOptions): Result<ParsedPatch> {
   // A `cd dir &&` prefix changes what every path means: honour it whatever the format says,
   // rather than let the envelope or diff parser skip it as surrounding text.
   if ((dialect === 'codex' || dialect === 'unified') && startsWithCdApplyPatch(lines)) return parseShellCommand(lines);
@@ -38,7 +43,7 @@ function parseText(lines: readonly string[], dialect: TextDialect): Result<Parse
     case 'codex': return parseEnvelope(lines);
     case 'search-replace': return parseSearchReplace(lines);
     case 'shell': return parseShellCommand(lines);
-    case 'unified': return parseUnified(lines);
+    case 'unified': return parseUnified(lines, options);
   }
 }
 

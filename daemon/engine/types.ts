@@ -32,6 +32,15 @@ export interface PatchInput {
   readonly operations?: readonly V4AOperation[] | undefined;
   readonly edits?: readonly StructuredEdit[] | undefined;
   readonly format?: FormatName | undefined;
+  /** Leading components to remove from every unified diff path (`patch -pN`); absent: worked out (strip.ts). */
+  readonly strip?: number | undefined;
+  /**
+   * Set by a caller that can look at the workspace: when the strip level of a unified diff depends
+   * on which files exist, parsing stops early and returns `pathProbe` instead of guessing.
+   */
+  readonly probe?: boolean | undefined;
+  /** The answer to a `pathProbe`: those of its paths that are files in the workspace. */
+  readonly existingPaths?: readonly string[] | undefined;
 }
 
 export interface Diagnostic {
@@ -89,12 +98,27 @@ export type FilePatch =
   /** Whole-file write; `mayReplace` only when the caller pinned the current content's hash. */
   | { readonly op: 'write'; readonly path: string; readonly content: string; readonly mayReplace: boolean };
 
+/** One patch of a series (a mailbox of `git format-patch` mails): it applies to the result of the ones before. */
+export interface SeriesPart {
+  /** The mail's subject. */
+  readonly title: string;
+  /** How many entries of `ParsedPatch.files`, in order, this part holds. */
+  readonly fileCount: number;
+}
+
 export interface ParsedPatch {
   readonly dialect: Dialect;
   readonly files: readonly FilePatch[];
   readonly diagnostics: readonly Diagnostic[];
   /** Metadata lines accepted but never executed (`index …`, `new file mode 100755`, …). */
   readonly ignoredMetadata: readonly string[];
+  /**
+   * Only with `PatchInput.probe`: the paths whose existence decides the strip level. Nothing else
+   * was parsed (`files` is empty); parse again with `existingPaths`.
+   */
+  readonly pathProbe?: readonly string[] | undefined;
+  /** Set when the patch is a series of patches: `files` holds each part's files in turn; the same path may recur across parts. */
+  readonly series?: readonly SeriesPart[] | undefined;
 }
 
 /** What the workspace found at a path the patch names. */

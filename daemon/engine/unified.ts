@@ -10,19 +10,27 @@
  */
 import { engineError, type EngineError } from './errors.ts';
 import { LIMITS } from './limits.ts';
-import { fail, ok, type Diagnostic, type FilePatch, type ParsedPatch, type Result } from './types.ts';
+import { probeCandidates, provisionalName, resolveBareNames, type BareNames, type ResolvedNames, type StripOptions } from './strip.ts';
+import { fail, ok, type Diagnostic, type FilePatch, type ParsedPatch, type Result, type SeriesPart } from './types.ts';
 import { parseHunks, type ParsedHunk } from './unifiedHunks.ts';
 import { FENCE, GIT_HEADER, isFileHeaderAt, lineAt, quoteLine, withoutCr, type LineCursor } from './unifiedLines.ts';
-import { readFileHeaders, readPathArgument, resolveBareTarget, resolveGitTarget, type GitHeaders, type Target } from './unifiedPaths.ts';
+import { readFileHeaders, readPathArgument, resolveGitTarget, type FileHeaderPaths, type GitHeaders, type Target } from './unifiedPaths.ts';
+
+export interface UnifiedOptions extends StripOptions {
+  /** Return `pathProbe` (and nothing else) when the paths of sections without `diff --git` depend on which files exist. */
+  readonly probe?: boolean | undefined;
+  /** The patches of a series (mailbox), each from its 0-based first line on; a file may appear once per part. */
+  readonly parts?: readonly { readonly start: number; readonly title: string }[] | undefined;
+}
 
 const BINARY_FILES = /^Binary files .* differ$/;
 const SUBMODULE_MODE = /(?:^|\s|\.\.)160000(?:\s|$)/;
 const METADATA_PREFIXES = ['index ', 'similarity index ', 'dissimilarity index ', 'new file mode ', 'deleted file mode ', 'old mode ', 'new mode '] as const;
 
 /** Parses a unified or git diff. `lines` come from `splitPatchLines`. Never throws. */
-export function parseUnified(lines: readonly string[]): Result<ParsedPatch> {
+export function parseUnified(lines: readonly string[], options: UnifiedOptions = {}): Result<ParsedPatch> {
   try {
-    return parseAll(lines);
+    return parseAll(lines, options);
   } catch (error) {
     // The parser is written not to throw; should a bug slip through, it must still come back as data.
     return fail(engineError('parse_error', `The unified diff could not be parsed (${String(error)}).`));
@@ -32,26 +40,39 @@ export function parseUnified(lines: readonly string[]): Result<ParsedPatch> {
 // ─── Parser state and top-level loop ────────────────────────────────────────────────────────────
 
 interface ParserState extends LineCursor {
-  sections: number;
-  readonly files: FilePatch[];
+  readonly options: UnifiedOptions;
+  /** Every file section read, in patch order; their paths are resolved once the whole patch is read. */
+  readonly sections: Section[];
   readonly diagnostics: Diagnostic[];
   readonly ignoredMetadata: string[];
-  /** Normalised path → 1-based patch line of the file section that claimed it. */
-  readonly claimed: Map<string, number>;
 }
 
-function parseAll(lines: readonly string[]): Result<ParsedPatch> {
+/** A file section: a `diff --git` one resolved as it is read, or one with bare `---`/`+++` names. */
+interface Section {
+  readonly target?: Target | undefined;
+  readonly bare?: BareNames | undefined;
+  readonly hunks: readonly ParsedHunk[];
+  /** 0-based line where the section starts (which part of a series it belongs to). */
+  readonly index: number;
+}
+
+function parseAll(lines: readonly string[], options: UnifiedOptions): Result<ParsedPatch> {
   const limitError = checkLimits(lines);
   if (limitError) return fail(limitError);
-  const state: ParserState = { lines, index: 0, sections: 0, files: [], diagnostics: [], ignoredMetadata: [], claimed: new Map() };
+  const state: ParserState = { lines, index: 0, options, sections: [], diagnostics: [], ignoredMetadata: [] };
   while (state.index < lines.length) {
     const error = parseNext(state);
     if (error) return fail(error);
   }
-  if (state.sections === 0) {
+  if (state.sections.length === 0) {
     return fail(engineError('parse_error', 'No file section found. A unified diff starts each file with `--- a/path` and `+++ b/path` (or a `diff --git` line), followed by `@@` hunks.'));
   }
-  return ok({ dialect: 'unified', files: state.files, diagnostics: state.diagnostics, ignoredMetadata: state.ignoredMetadata });
+  const bare = state.sections.flatMap((section) => (section.bare ? [section.bare] : []));
+  if (options.probe === true && options.existing === undefined) {
+    const pathProbe = probeCandidates(bare, options.strip);
+    if (pathProbe.length > 0) return ok({ dialect: 'unified', files: [], diagnostics: [], ignoredMetadata: [], pathProbe });
+  }
+  return buildFiles(state);
 }
 
 /** Handles the line at `state.index` outside any file section: a header starts one, anything else is text around the patch. */
@@ -69,8 +90,11 @@ function parseNext(state: ParserState): EngineError | undefined {
   return undefined;
 }
 
+/** `diff -ruN old/x new/x`: the command line `diff -r` prints before each file's headers. */
+const DIFF_COMMAND = /^diff -\S*\s/;
+
 function noteSurroundingText(state: ParserState, line: string): void {
-  if (line.trim() === '') return;
+  if (line.trim() === '' || DIFF_COMMAND.test(line)) return;
   const code = FENCE.test(line) ? 'fenced_patch' : 'text_around_patch';
   if (state.diagnostics.some((diagnostic) => diagnostic.code === code)) return;
   const message = code === 'fenced_patch'
@@ -102,44 +126,116 @@ function tooManyFiles(sections: number): EngineError {
 // ─── File sections ──────────────────────────────────────────────────────────────────────────────
 
 function parseGitSection(state: ParserState): EngineError | undefined {
+  const start = state.index;
   const headers = readGitHeaders(state);
   if (!headers.ok) return headers.error;
-  const target = resolveGitTarget(headers.value);
+  const target = resolveGitTarget(headers.value, state.options.strip);
   if (!target.ok) return target.error;
-  return finishSection(state, target.value);
+  return readSection(state, start, displayPath(target.value), (hunks) => ({ target: target.value, hunks, index: start }));
 }
 
 function parseBareSection(state: ParserState): EngineError | undefined {
-  const line = state.index + 1;
+  const start = state.index;
   const paths = readFileHeaders(state);
   if (!paths.ok) return paths.error;
-  const target = resolveBareTarget(paths.value, line);
-  if (!target.ok) return target.error;
-  return finishSection(state, target.value);
+  return readSection(state, start, provisionalName(paths.value), (hunks) => ({ bare: bareNames(paths.value, start + 1, hunks), hunks, index: start }));
 }
 
-/** Reads the section's hunks and records the file patch it makes. */
-function finishSection(state: ParserState, target: Target): EngineError | undefined {
-  if (++state.sections > LIMITS.maxFiles) return tooManyFiles(state.sections);
-  const hunks = parseHunks(state, displayPath(target));
+/** Reads a section's hunks and records it. */
+function readSection(state: ParserState, start: number, path: string, section: (hunks: ParsedHunk[]) => Section): EngineError | undefined {
+  if (state.sections.length + 1 > LIMITS.maxFiles) return tooManyFiles(state.sections.length + 1);
+  const hunks = parseHunks(state, path);
   if (!hunks.ok) return hunks.error;
-  const built = buildFilePatch(target, hunks.value);
-  if (!built.ok) return built.error;
-  if (built.value === null) return undefined;
-  const duplicate = claimPaths(state, built.value, target.line);
-  if (duplicate) return duplicate;
-  state.files.push(built.value);
+  state.sections.push(section(hunks.value));
   return undefined;
 }
 
-function claimPaths(state: ParserState, file: FilePatch, line: number): EngineError | undefined {
+/** A side dated at the Unix epoch (`diff -N`) is absent when the hunks have no lines on that side. */
+function bareNames(paths: FileHeaderPaths, line: number, hunks: readonly ParsedHunk[]): BareNames {
+  const only = (kind: string) => hunks.every(({ hunk }) => hunk.lines.every((hunkLine) => hunkLine.kind === kind));
+  return {
+    line,
+    old: paths.old,
+    new: paths.new,
+    oldAbsent: paths.old === null || (paths.oldEpoch && only('add')),
+    newAbsent: paths.new === null || (paths.newEpoch && only('remove')),
+  };
+}
+
+// ─── Resolving paths and building the file patches ──────────────────────────────────────────────
+
+/** Resolves every section's paths and builds its file patch, in patch order; a file may be named once per part. */
+function buildFiles(state: ParserState): Result<ParsedPatch> {
+  const parts = state.options.parts ?? [];
+  const files: FilePatch[] = [];
+  const series: SeriesPart[] = [];
+  const found: Found[] = [];
+  let claimed = new Map<string, number>();
+  let part = -1;
+  for (const section of state.sections) {
+    while (part + 1 < parts.length && parts[part + 1]!.start <= section.index) {
+      part++;
+      claimed = new Map();
+      series.push({ title: parts[part]!.title, fileCount: 0 });
+    }
+    const target = targetOf(section, state.options, found);
+    if (!target.ok) return target;
+    const built = buildFilePatch(target.value, section.hunks);
+    if (!built.ok) return built;
+    if (built.value === null) continue;
+    const duplicate = claimPaths(claimed, built.value, target.value.line);
+    if (duplicate) return fail(duplicate);
+    files.push(built.value);
+    const current = series[series.length - 1];
+    if (current) series[series.length - 1] = { ...current, fileCount: current.fileCount + 1 };
+  }
+  const diagnostics = [...state.diagnostics, ...stripDiagnostics(found)];
+  const parsed: ParsedPatch = { dialect: 'unified', files, diagnostics, ignoredMetadata: state.ignoredMetadata };
+  return ok(series.length > 1 ? { ...parsed, series } : parsed);
+}
+
+/** A bare section whose level or file was worked out, for the diagnostics. */
+interface Found {
+  readonly names: BareNames;
+  readonly resolved: ResolvedNames;
+}
+
+function targetOf(section: Section, options: UnifiedOptions, found: Found[]): Result<Target> {
+  if (section.target) return ok(section.target);
+  const names = section.bare!;
+  const resolved = resolveBareNames(names, options);
+  if (!resolved.ok) return resolved;
+  if (resolved.value.found || resolved.value.chose) found.push({ names, resolved: resolved.value });
+  const epoch = (names.oldAbsent && names.old !== null) || (names.newAbsent && names.new !== null);
+  return ok({ line: names.line, oldPath: resolved.value.old, newPath: resolved.value.new, rename: false, epoch });
+}
+
+/** Says which strip level was used where the names or the workspace decided it, and which of two names was patched. */
+function stripDiagnostics(found: readonly Found[]): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  const levels = new Map<number, Found>();
+  for (const entry of found) if (entry.resolved.found && !levels.has(entry.resolved.found.level)) levels.set(entry.resolved.found.level, entry);
+  for (const [level, { names, resolved }] of levels) {
+    const path = resolved.new ?? resolved.old ?? '';
+    const example = `${names.old ?? names.new} → ${path}`;
+    const why = resolved.found?.by === 'workspace' ? 'where the files exist in the workspace' : 'where the --- and +++ names agree';
+    diagnostics.push({ code: 'strip_level', message: `Paths without \`diff --git\` were read at strip level ${level} (as \`patch -p${level}\`), ${why}: ${example}. Pass \`strip\` to choose another level.`, path });
+  }
+  for (const { names, resolved } of found) {
+    if (resolved.chose === undefined) continue;
+    diagnostics.push({ code: 'different_names', message: `The file header at line ${names.line} names ${names.old} (---) and ${names.new} (+++); ${resolved.chose} was patched, the one that exists (as GNU patch does).`, path: resolved.chose });
+  }
+  return diagnostics;
+}
+
+function claimPaths(claimed: Map<string, number>, file: FilePatch, line: number): EngineError | undefined {
   const paths = file.op === 'rename' ? [file.fromPath, file.path] : [file.path];
   for (const path of paths) {
-    const earlier = state.claimed.get(path);
+    const earlier = claimed.get(path);
     if (earlier !== undefined) {
       return engineError('duplicate_file_patch', `${path} appears in the file section at line ${earlier} and again in the one at line ${line}; merge its hunks into a single file section.`, { path });
     }
-    state.claimed.set(path, line);
+    claimed.set(path, line);
   }
   return undefined;
 }
@@ -221,8 +317,12 @@ function buildFilePatch(target: Target, parsed: readonly ParsedHunk[]): Result<F
   return ok({ op: 'update', path: newPath, hunks });
 }
 
-/** Without hunks only git metadata can say what to do: add or delete an empty file, or change a mode. */
+/** Without hunks only git metadata or `diff -N`'s epoch dates can say what to do: add or delete an empty file, or change a mode. */
 function buildEmptySection(target: Target): Result<FilePatch | null> {
+  if (target.epoch === true) {
+    if (target.oldPath === null && target.newPath !== null) return ok({ op: 'add', path: target.newPath, content: '' });
+    if (target.newPath === null && target.oldPath !== null) return ok({ op: 'delete', path: target.oldPath, hunks: [], mustBeEmpty: true });
+  }
   const git = target.git;
   if (git && !git.fileHeaders) {
     if (target.oldPath === null && target.newPath !== null && git.newFile) return ok({ op: 'add', path: target.newPath, content: '' });

@@ -4,13 +4,11 @@
  * resolving what the headers say into the section's normalised old and new path (`path_escape`,
  * `rename_path_mismatch`).
  *
- * Prefixes: `a/` and `b/` are stripped when the `diff --git` line carries them, or when both
- * `---` and `+++` carry them (`/dev/null` counts as carrying one). When only one side carries its
- * prefix, it is stripped only if that makes both sides name the same file; otherwise a path such
- * as `a/x` is taken literally.
+ * Prefixes: see strip.ts (`stripGitPrefixes`, and the strip level of sections without
+ * `diff --git`, which unified.ts resolves once the whole patch is read).
  */
 import { engineError, type EngineError } from './errors.ts';
-import { normalizePatchPath } from './paths.ts';
+import { normalizePaths, stripGitPrefixes, stripPaths } from './strip.ts';
 import { fail, ok, type Result } from './types.ts';
 import { GIT_HEADER, lineAt, quoteLine, withoutCr, type LineCursor } from './unifiedLines.ts';
 
@@ -18,6 +16,12 @@ import { GIT_HEADER, lineAt, quoteLine, withoutCr, type LineCursor } from './uni
 export interface RawPaths {
   readonly old: string | null;
   readonly new: string | null;
+}
+
+/** A `---`/`+++` pair: its paths, and which sides carry GNU diff's Unix-epoch timestamp (`diff -N`'s missing file). */
+export interface FileHeaderPaths extends RawPaths {
+  readonly oldEpoch: boolean;
+  readonly newEpoch: boolean;
 }
 
 /** What a `diff --git` header block said. */
@@ -43,27 +47,43 @@ export interface Target {
   readonly rename: boolean;
   /** Set for `diff --git` sections, whose metadata may stand in for hunks. */
   readonly git?: GitHeaders;
+  /** A side is absent because `diff -N` dated it at the Unix epoch (so an empty section adds or deletes an empty file). */
+  readonly epoch?: boolean;
 }
 
 // ─── Reading header paths ───────────────────────────────────────────────────────────────────────
 
 /** Reads the `---` line at the cursor and the `+++` line after it, and moves past them. */
-export function readFileHeaders(cursor: LineCursor): Result<RawPaths> {
+export function readFileHeaders(cursor: LineCursor): Result<FileHeaderPaths> {
   const { index } = cursor;
-  const oldPath = readHeaderPath(withoutCr(lineAt(cursor, index)).slice(4), index);
-  if (!oldPath.ok) return oldPath;
-  const newPath = readHeaderPath(withoutCr(lineAt(cursor, index + 1)).slice(4), index + 1);
-  if (!newPath.ok) return newPath;
+  const oldSide = readHeaderPath(withoutCr(lineAt(cursor, index)).slice(4), index);
+  if (!oldSide.ok) return oldSide;
+  const newSide = readHeaderPath(withoutCr(lineAt(cursor, index + 1)).slice(4), index + 1);
+  if (!newSide.ok) return newSide;
   cursor.index += 2;
-  return ok({ old: oldPath.value, new: newPath.value });
+  return ok({ old: oldSide.value.path, new: newSide.value.path, oldEpoch: oldSide.value.epoch, newEpoch: newSide.value.epoch });
 }
 
 /** The path of a `---`/`+++` line: quoted or not, without GNU diff's tab + timestamp; null for /dev/null. */
-function readHeaderPath(text: string, index: number): Result<string | null> {
-  const tab = text.indexOf('\t');
-  const path = readPathArgument(tab >= 0 && !text.trimStart().startsWith('"') ? text.slice(0, tab) : text, index);
+function readHeaderPath(text: string, index: number): Result<{ path: string | null; epoch: boolean }> {
+  const quoted = text.trimStart().startsWith('"');
+  const tab = quoted ? -1 : text.indexOf('\t');
+  const path = readPathArgument(tab >= 0 ? text.slice(0, tab) : text, index);
   if (!path.ok) return path;
-  return ok(path.value === '/dev/null' ? null : path.value);
+  const epoch = tab >= 0 && isEpochTimestamp(text.slice(tab + 1));
+  return ok({ path: path.value === '/dev/null' ? null : path.value, epoch });
+}
+
+const TIMESTAMP = /^\s*(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.\d+)?\s*([+-])(\d\d)(\d\d)\s*$/;
+
+/** `1970-01-01 00:00:00 +0000`, or the same instant in another zone: how `diff -N` dates a file that is not there. */
+function isEpochTimestamp(text: string): boolean {
+  const match = TIMESTAMP.exec(text);
+  if (!match) return false;
+  const [year, month, day, hours, minutes, seconds, sign, zoneHours, zoneMinutes] = match.slice(1);
+  const local = Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hours), Number(minutes), Number(seconds));
+  const zone = (sign === '-' ? -1 : 1) * (Number(zoneHours) * 60 + Number(zoneMinutes)) * 60_000;
+  return local - zone === 0;
 }
 
 /** A path argument: a C-quoted string (anything after the closing quote is dropped) or the trimmed text. */
@@ -121,61 +141,24 @@ function decodeUtf8(bytes: readonly number[], end: number): { value: string; end
   }
 }
 
-/**
- * Strips `a/` from the old side and `b/` from the new side when the section uses prefixes: the
- * `diff --git` line says so, or both sides carry theirs. A single prefixed side is stripped only
- * when that makes both sides name the same file.
- */
-function stripPrefixes(paths: RawPaths, gitPrefixed: boolean): RawPaths {
-  const oldPrefixed = paths.old === null || paths.old.startsWith('a/');
-  const newPrefixed = paths.new === null || paths.new.startsWith('b/');
-  if (gitPrefixed || (oldPrefixed && newPrefixed)) {
-    return { old: stripPrefix(paths.old, 'a/'), new: stripPrefix(paths.new, 'b/') };
-  }
-  if (paths.old !== null && paths.new !== null) {
-    if (stripPrefix(paths.old, 'a/') === paths.new) return { old: paths.new, new: paths.new };
-    if (stripPrefix(paths.new, 'b/') === paths.old) return { old: paths.old, new: paths.old };
-  }
-  return paths;
-}
-
-function stripPrefix(path: string | null, prefix: string): string | null {
-  return path !== null && path.startsWith(prefix) ? path.slice(prefix.length) : path;
-}
-
-/** The paths of a pair of headers, prefixes stripped (see `stripPrefixes`) and normalised. */
-function headerPaths(raw: RawPaths, gitPrefixed: boolean): Result<RawPaths> {
-  return normalizePaths(stripPrefixes(raw, gitPrefixed));
-}
-
-function normalizePaths(paths: RawPaths): Result<RawPaths> {
-  const oldPath = paths.old === null ? ok(null) : normalizePatchPath(paths.old);
-  if (!oldPath.ok) return oldPath;
-  const newPath = paths.new === null ? ok(null) : normalizePatchPath(paths.new);
-  if (!newPath.ok) return newPath;
-  return ok({ old: oldPath.value, new: newPath.value });
+/** The paths of a pair of headers, normalised: `strip` leading components removed, or else git's prefixes (`stripGitPrefixes`). */
+function headerPaths(raw: RawPaths, gitPrefixed: boolean, strip: number | undefined, line: number): Result<RawPaths> {
+  return strip === undefined ? normalizePaths(stripGitPrefixes(raw, gitPrefixed)) : stripPaths(raw, strip, line);
 }
 
 // ─── Resolving a section's paths (path_escape, rename_path_mismatch) ────────────────────────────
 
-/** The target of a section with only `---`/`+++` headers (`line`: 1-based line of `---`). */
-export function resolveBareTarget(raw: RawPaths, line: number): Result<Target> {
-  const paths = headerPaths(raw, false);
-  if (!paths.ok) return paths;
-  const { old: oldPath, new: newPath } = paths.value;
-  if (oldPath !== null && newPath !== null && oldPath !== newPath) {
-    return fail(engineError('rename_path_mismatch', `The file header at line ${line} names ${oldPath} on the --- line but ${newPath} on the +++ line. To edit a file, name it on both lines; to rename one, use \`diff --git\` with \`rename from\` and \`rename to\`.`, { path: newPath }));
-  }
-  return ok({ line, oldPath, newPath, rename: false });
-}
-
-/** The target of a `diff --git` section, from whichever of its headers are there; they must agree. */
-export function resolveGitTarget(headers: GitHeaders): Result<Target> {
+/**
+ * The target of a `diff --git` section, from whichever of its headers are there; they must agree.
+ * `strip` (the caller's `-p`) replaces the `a/` `b/` convention; `rename from/to` lose one
+ * component less, as in `git apply`.
+ */
+export function resolveGitTarget(headers: GitHeaders, strip: number | undefined): Result<Target> {
   const tokens = splitGitPaths(headers.rest);
   const prefixed = tokens ? isGitPrefixed(tokens) : /^"?a\//.test(headers.rest) && / "?b\//.test(headers.rest);
-  const gitPaths = tokens === undefined ? ok(undefined) : headerPaths(tokens, prefixed);
+  const gitPaths = tokens === undefined ? ok(undefined) : headerPaths(tokens, prefixed, strip, headers.line);
   if (!gitPaths.ok) return gitPaths;
-  const git = { headers, paths: gitPaths.value, prefixed };
+  const git = { headers, paths: gitPaths.value, prefixed, strip };
   if (headers.renameFrom !== undefined || headers.renameTo !== undefined) return resolveRename(git);
   if (headers.fileHeaders) return resolveGitFileHeaders(git, headers.fileHeaders);
   return resolveFromGitLine(git);
@@ -187,6 +170,7 @@ interface GitLine {
   readonly paths: RawPaths | undefined;
   /** The line uses `a/` `b/` prefixes, so `---`/`+++` do too. */
   readonly prefixed: boolean;
+  readonly strip: number | undefined;
 }
 
 function resolveRename(git: GitLine): Result<Target> {
@@ -194,13 +178,14 @@ function resolveRename(git: GitLine): Result<Target> {
   if (headers.renameFrom === undefined || headers.renameTo === undefined) {
     return fail(engineError('parse_error', `The file section at line ${headers.line} has only one of \`rename from\` and \`rename to\`; a rename needs both.`));
   }
-  const rename = normalizePaths({ old: headers.renameFrom, new: headers.renameTo });
+  const renames = { old: headers.renameFrom, new: headers.renameTo };
+  const rename = git.strip === undefined ? normalizePaths(renames) : stripPaths(renames, Math.max(git.strip - 1, 0), headers.line);
   if (!rename.ok) return rename;
   const from = rename.value.old ?? '';
   const to = rename.value.new ?? '';
   if (!gitLineNames(git, from, to)) return fail(gitLineMismatch(headers, `rename from ${from} / rename to ${to}`, to));
   if (headers.fileHeaders) {
-    const declared = headerPaths(headers.fileHeaders, git.prefixed);
+    const declared = headerPaths(headers.fileHeaders, git.prefixed, git.strip, headers.line);
     if (!declared.ok) return declared;
     if (declared.value.old !== from || declared.value.new !== to) {
       const described = `--- ${declared.value.old ?? '/dev/null'} / +++ ${declared.value.new ?? '/dev/null'}`;
@@ -213,7 +198,7 @@ function resolveRename(git: GitLine): Result<Target> {
 
 function resolveGitFileHeaders(git: GitLine, fileHeaders: RawPaths): Result<Target> {
   const { headers } = git;
-  const paths = headerPaths(fileHeaders, git.prefixed);
+  const paths = headerPaths(fileHeaders, git.prefixed, git.strip, headers.line);
   if (!paths.ok) return paths;
   const { old: oldPath, new: newPath } = paths.value;
   if (oldPath !== null && newPath !== null && oldPath !== newPath) {

@@ -17,6 +17,7 @@ import { performance } from 'node:perf_hooks';
 import type { Turn } from './turns.ts';
 import { RequestCancelledError } from './failures.ts';
 import type { Logger } from './logger.ts';
+import { parseForWorkspace } from './parsePatch.ts';
 import { checkExpectations, collectExpectations, type Checked, type Expectations } from './preconditions.ts';
 import { assignCreatedDirs, failureOf, ReceiptDraft, toFileReceipt, type PatchFailure } from './receipts.ts';
 
@@ -63,7 +64,7 @@ export async function applyPatch(params: ApplyParams, context: ApplyContext): Pr
 }
 
 async function prepare(params: ApplyParams, context: ApplyContext, draft: ReceiptDraft): Promise<Checked<Job>> {
-  const parsed = await draft.timed('parseMs', () => context.pool.parse(patchInput(params), context.signal));
+  const parsed = await draft.timed('parseMs', () => parseForWorkspace(patchInput(params), context));
   if (!parsed.ok) return { ok: false, failure: failureOf(parsed.error) };
   const { dialect, diagnostics, ignoredMetadata } = parsed.value.parsed;
   draft.noteParsed({ format: dialect, diagnostics, ignoredMetadata });
@@ -73,8 +74,8 @@ async function prepare(params: ApplyParams, context: ApplyContext, draft: Receip
   return { ok: true, value: { params, parsed: parsed.value.parsed, expected: expected.value, paths } };
 }
 
-function patchInput({ patch, operations, edits, format }: ApplyParams): PatchInput {
-  return { patch, operations, edits, format };
+function patchInput({ patch, operations, edits, format, strip }: ApplyParams): PatchInput {
+  return { patch, operations, edits, format, strip };
 }
 
 async function lockPaths(paths: readonly string[], context: ApplyContext): Promise<LockLease> {

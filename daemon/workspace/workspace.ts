@@ -25,6 +25,7 @@ import { decodeUtf8Text, sha256Hex, toSnapshot, versionFromSha256, type DiskEntr
 import { PathGuard } from './guard.ts';
 import { JournalStore } from './journal.ts';
 import { LockTable, type LockLease } from './locks.ts';
+import { existingFiles } from './probe.ts';
 import { CachedReader } from './reads.ts';
 import { recoverAbandonedJournals, type RollbackReport } from './recovery.ts';
 import { prepareStateDir, resolveRoot } from './stateDir.ts';
@@ -127,6 +128,11 @@ export class Workspace {
       snapshots.set(path, toSnapshot(entry));
     }
     return ok(snapshots);
+  }
+
+  /** Which of `paths` are regular files (guarded, nothing read): the strip level of a unified diff depends on it. */
+  existingFiles(paths: readonly string[]): string[] {
+    return this.#closed ? [] : existingFiles(this.#context.guard, paths);
   }
 
   /** `file/read`: not_found, binary_file, limit_exceeded, path_escape, permission_denied as errors. */

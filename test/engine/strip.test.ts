@@ -1,0 +1,86 @@
+/** The strip level of unified diff paths: given, from the names, or from the files that exist. */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { parsePatch, type ParsedPatch, type PatchInput } from '../../daemon/engine/index.ts';
+import { preferredName, stripComponents } from '../../daemon/engine/strip.ts';
+
+function parsed(input: PatchInput): ParsedPatch {
+  const result = parsePatch(input);
+  if (!result.ok) assert.fail(`${result.error.code}: ${result.error.message}`);
+  return result.value;
+}
+
+const targets = (input: PatchInput) => parsed(input).files.map((file) => `${file.op} ${file.path}`);
+
+const section = (oldName: string, newName: string, oldStamp = '', newStamp = '') =>
+  `--- ${oldName}${oldStamp}\n+++ ${newName}${newStamp}\n@@ -1 +1 @@\n-a\n+b\n`;
+
+const STAMP = '\t2026-11-23 10:00:00.000000000 +0000';
+
+describe('stripComponents', () => {
+  test('drops leading slash runs the way patch -p does', () => {
+    assert.equal(stripComponents('a/b/c', 0), 'a/b/c');
+    assert.equal(stripComponents('a/b/c', 1), 'b/c');
+    assert.equal(stripComponents('a//b/c', 2), 'c');
+    assert.equal(stripComponents('/u/src/x.c', 1), 'u/src/x.c');
+    assert.equal(stripComponents('./x.c', 1), 'x.c');
+    assert.equal(stripComponents('a/b', 2), undefined);
+  });
+});
+
+describe('strip level', () => {
+  test('the caller\'s level applies to every path, git sections included', () => {
+    assert.deepEqual(targets({ patch: section('x/y/f.txt', 'x/y/f.txt'), strip: 2 }), ['update f.txt']);
+    const git = 'diff --git a/src/f.txt b/src/f.txt\n--- a/src/f.txt\n+++ b/src/f.txt\n@@ -1 +1 @@\n-a\n+b\n';
+    assert.deepEqual(targets({ patch: git, strip: 2 }), ['update f.txt']);
+    const literal = parsePatch({ patch: git, strip: 0 });
+    assert.equal(literal.ok ? 'parsed' : literal.error.code, 'rename_path_mismatch', 'a/src/f.txt and b/src/f.txt are two files at -p0, as for git apply -p0');
+  });
+
+  test('a level that leaves nothing is a parse_error', () => {
+    const result = parsePatch({ patch: section('a/f.txt', 'b/f.txt'), strip: 2 });
+    assert.equal(result.ok ? 'applied' : result.error.code, 'parse_error');
+  });
+
+  test('diff -ruN names: stripped until old and new agree, epoch timestamps are absent files', () => {
+    const patch = section('old/src/f.txt', 'new/src/f.txt', STAMP, STAMP)
+      + '--- old/src/g.txt\t1970-01-01 00:00:00.000000000 +0000\n+++ new/src/g.txt' + STAMP + '\n@@ -0,0 +1 @@\n+g\n'
+      + '--- old/h.txt' + STAMP + '\n+++ new/h.txt\t1969-12-31 19:00:00.000000000 -0500\n@@ -1 +0,0 @@\n-h\n';
+    assert.deepEqual(targets({ patch }), ['update src/f.txt', 'add src/g.txt', 'delete h.txt']);
+    const diagnostic = parsed({ patch }).diagnostics.find((entry) => entry.code === 'strip_level');
+    assert.match(diagnostic?.message ?? '', /strip level 1/);
+  });
+
+  test('an empty file dated at the epoch is added or deleted', () => {
+    const patch = '--- old/e.txt\t1970-01-01 00:00:00.000000000 +0000\n+++ new/e.txt' + STAMP + '\n';
+    assert.deepEqual(parsed({ patch }).files, [{ op: 'add', path: 'e.txt', content: '' }]);
+  });
+
+  test('with a probe the engine asks which files exist, then finds the level where they do', () => {
+    const patch = section('proj/src/f.txt', 'proj/src/f.txt');
+    const first = parsed({ patch, probe: true });
+    assert.deepEqual(first.files, []);
+    assert.deepEqual(first.pathProbe, ['proj/src/f.txt', 'src/f.txt', 'f.txt']);
+    assert.deepEqual(targets({ patch, existingPaths: ['src/f.txt'] }), ['update src/f.txt']);
+    assert.deepEqual(targets({ patch, existingPaths: [] }), ['update proj/src/f.txt']);
+    assert.deepEqual(targets({ patch, existingPaths: ['proj/src/f.txt', 'src/f.txt'] }), ['update proj/src/f.txt']);
+  });
+
+  test('git prefixes win when their file exists; a git diff asks nothing', () => {
+    const patch = section('a/f.txt', 'b/f.txt');
+    assert.deepEqual(targets({ patch, existingPaths: ['f.txt', 'a/f.txt'] }), ['update f.txt']);
+    const git = 'diff --git a/f.txt b/f.txt\n' + patch;
+    assert.equal(parsed({ patch: git, probe: true }).pathProbe, undefined);
+  });
+
+  test('diff -u a.orig a patches the name that exists; both: the one GNU patch prefers; neither: rename_path_mismatch', () => {
+    const patch = section('a.orig', 'a', STAMP, STAMP);
+    assert.deepEqual(targets({ patch, existingPaths: ['a'] }), ['update a']);
+    assert.deepEqual(targets({ patch, existingPaths: ['a.orig'] }), ['update a.orig']);
+    assert.deepEqual(targets({ patch, existingPaths: ['a.orig', 'a'] }), ['update a']);
+    const result = parsePatch({ patch, existingPaths: [] });
+    assert.equal(result.ok ? 'parsed' : result.error.code, 'rename_path_mismatch');
+    assert.equal(preferredName('src/x.c', 'x.c'), 'x.c');
+    assert.equal(preferredName('lib/long.c', 'src/x.c'), 'src/x.c');
+  });
+});
