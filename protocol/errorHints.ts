@@ -14,6 +14,8 @@ export const ERROR_HINTS = {
   context_not_found: 'The context or removed lines are not in the file. Re-read the file and resend the hunk with its current text.',
   ambiguous_context: 'The context matches in several places. Add more surrounding lines (or an @@ anchor) so it matches once.',
   overlapping_edits: 'Two hunks change the same lines. Merge them into one hunk.',
+  already_applied: 'The change is already there (its new side is present, its old side is not): it was applied before, or it is reversed. Skip it, or apply it reversed (-R) if old and new were swapped.',
+  is_directory: 'That path names a directory; patches add, change and delete files. Name a file (no trailing `/`).',
   already_exists: 'The file already exists. Update it instead of adding it, or move it to a path that is free.',
   not_found: 'The file does not exist. Check the path, or add the file instead of updating it.',
   stale_file: 'The file changed since you read it. Re-read it and rebuild the patch against its current content.',

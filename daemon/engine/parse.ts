@@ -1,4 +1,5 @@
 /** Dispatching a patch to its dialect's parser. */
+import { stripTerminalColours } from './ansi.ts';
 import { detectTextDialect, startsWithCdApplyPatch, type TextDialect } from './detect.ts';
 import { parseEnvelope } from './envelope.ts';
 import { engineError } from './errors.ts';
@@ -6,7 +7,7 @@ import { splitPatchLines } from './patchText.ts';
 import { parseSearchReplace } from './searchReplace.ts';
 import { parseShellCommand } from './shell.ts';
 import { parseStructuredEdits } from './structuredEdits.ts';
-import { fail, type ParsedPatch, type PatchInput, type Result } from './types.ts';
+import { fail, ok, type Diagnostic, type ParsedPatch, type PatchInput, type Result } from './types.ts';
 import { parseUnified, type UnifiedOptions } from './unified.ts';
 import { parseV4AOperations } from './v4a.ts';
 
@@ -24,10 +25,20 @@ export function parsePatch(input: PatchInput): Result<ParsedPatch> {
   }
   if (input.patch === undefined) return fail(parseError('Nothing to apply: the request has no patch text, operations or edits.'));
   if (format === 'v4a' || format === 'edits') return fail(parseError(`The ${format} format takes ${format === 'v4a' ? 'operations' : 'edits'}, not patch text.`));
-  const split = splitPatchLines(input.patch);
+  const uncoloured = stripTerminalColours(input.patch);
+  const split = splitPatchLines(uncoloured.text);
   if (!split.ok) return split;
   const { lines } = split.value;
-  return parseText(lines, format === 'auto' ? detectTextDialect(lines) : format, unifiedOptions(input));
+  const parsed = parseText(lines, format === 'auto' ? detectTextDialect(lines) : format, unifiedOptions(input));
+  return uncoloured.removed > 0 && parsed.ok ? ok(withDiagnostic(parsed.value, colourDiagnostic(uncoloured.removed))) : parsed;
+}
+
+function colourDiagnostic(removed: number): Diagnostic {
+  return { code: 'ansi_colors_stripped', message: `${removed} terminal colour codes (as \`git diff --color=always\` writes them) were removed before parsing.` };
+}
+
+function withDiagnostic(parsed: ParsedPatch, diagnostic: Diagnostic): ParsedPatch {
+  return { ...parsed, diagnostics: [diagnostic, ...parsed.diagnostics] };
 }
 
 function unifiedOptions(input: PatchInput): UnifiedOptions {

@@ -5,7 +5,8 @@ import { fail, ok, type Result } from './types.ts';
 /**
  * Normalises a workspace-relative path as a patch names it: collapses `.` and `a/../b`,
  * drops duplicate slashes. Absolute paths, drive letters, backslashes, NUL and `..` that
- * climbs out of the root are `path_escape`.
+ * climbs out of the root are `path_escape`; a path that can only name a directory (`dir/`,
+ * `dir/.`) is `is_directory`, never a file called `dir`.
  */
 export function normalizePatchPath(raw: string): Result<string> {
   const escape = (why: string) => fail<string>(engineError('path_escape', `The path ${JSON.stringify(raw)} ${why}.`, { path: raw }));
@@ -25,5 +26,13 @@ export function normalizePatchPath(raw: string): Result<string> {
     }
   }
   if (parts.length === 0) return escape('names the workspace root itself');
+  if (namesDirectory(raw)) {
+    return fail(engineError('is_directory', `The path ${JSON.stringify(raw)} names a directory (it ends in \`/\`); patches add, change and delete files.`, { path: parts.join('/') }));
+  }
   return ok(parts.join('/'));
+}
+
+function namesDirectory(raw: string): boolean {
+  const last = raw.slice(raw.lastIndexOf('/') + 1);
+  return last === '' || last === '.' || last === '..';
 }

@@ -1,4 +1,5 @@
 /** Turning a parsed patch plus the current files into a plan: new bytes, hunk reports, diffs. */
+import { alreadyAppliedError } from './alreadyApplied.ts';
 import { planEdit } from './edits.ts';
 import { engineError } from './errors.ts';
 import { applyHunks } from './hunks.ts';
@@ -12,11 +13,19 @@ export function planPatch(parsed: ParsedPatch, files: Files, options: PlanOption
   const tiers = options.fuzz === 'exact' ? EXACT_ONLY : ALL_TIERS;
   const planned: PlannedFile[] = [];
   for (const filePatch of parsed.files) {
-    const result = planFile(filePatch, files, tiers);
+    const result = planFileOrExplain(filePatch, files, tiers);
     if (!result.ok) return result;
     planned.push(result.value);
   }
   return ok({ dialect: parsed.dialect, files: planned, diagnostics: parsed.diagnostics, ignoredMetadata: parsed.ignoredMetadata });
+}
+
+/** Plans one file patch; when that fails because its change is already there, says so (`already_applied`). */
+function planFileOrExplain(filePatch: FilePatch, files: Files, tiers: readonly LineTier[]): Result<PlannedFile> {
+  const result = planFile(filePatch, files, tiers);
+  if (result.ok) return result;
+  const explained = alreadyAppliedError(filePatch, files, tiers, result.error, (patch, state) => planFile(patch, state, tiers));
+  return explained ? fail(explained) : result;
 }
 
 function planFile(filePatch: FilePatch, files: Files, tiers: readonly LineTier[]): Result<PlannedFile> {

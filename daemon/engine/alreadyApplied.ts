@@ -1,0 +1,84 @@
+/**
+ * A patch that failed may simply be there already: applied before, or written backwards (old
+ * and new swapped). GNU patch says "Reversed (or previously applied) patch detected"; patchd
+ * says `already_applied` instead of a misleading `context_not_found`, `already_exists` or
+ * `not_found`. Asked only after the normal plan of a file failed, so it never changes a
+ * successful apply.
+ *
+ * The test is the reverse patch: its old side is the patch's new side. A file whose update
+ * reverse-applies, an add whose file already holds exactly the content, a delete (with its
+ * content) of a file that is gone, a rename whose source is gone and whose target reverse-applies.
+ */
+import { engineError, type EngineError } from './errors.ts';
+import { applyHunks } from './hunks.ts';
+import { requireText, type Files } from './snapshots.ts';
+import type { LineTier } from './tiers.ts';
+import type { FilePatch, FileSnapshot, Hunk, HunkLine, PlannedFile, Result } from './types.ts';
+
+const REFINED_CODES: ReadonlySet<string> = new Set(['context_not_found', 'already_exists', 'not_found']);
+
+/** The `already_applied` error for a file patch whose plan failed with `failure`, or undefined when its change is not there. */
+export function alreadyAppliedError(
+  filePatch: FilePatch,
+  files: Files,
+  tiers: readonly LineTier[],
+  failure: EngineError,
+  planFile: (filePatch: FilePatch, files: Files) => Result<PlannedFile>,
+): EngineError | undefined {
+  if (!REFINED_CODES.has(failure.code)) return undefined;
+  const present = isPresent(filePatch, files, tiers, planFile);
+  if (!present) return undefined;
+  const path = filePatch.path;
+  return engineError('already_applied', `${present} The patch was applied before, or it is reversed (made with old and new swapped); nothing was written.`, { path });
+}
+
+/** Why the file patch's change is already in place, or undefined when it is not. */
+function isPresent(filePatch: FilePatch, files: Files, tiers: readonly LineTier[], planFile: (filePatch: FilePatch, files: Files) => Result<PlannedFile>): string | undefined {
+  switch (filePatch.op) {
+    case 'update':
+      return reverseApplies(filePatch.path, filePatch.hunks, files, tiers)
+        ? `${filePatch.path} already has the patch's new lines and not its old ones.`
+        : undefined;
+    case 'add':
+      return holdsAddedContent(filePatch, files, planFile) ? `${filePatch.path} already exists with exactly the content the patch adds.` : undefined;
+    case 'delete':
+      return filePatch.hunks.length > 0 && isMissing(files.get(filePatch.path)) ? `${filePatch.path}, which the patch deletes, does not exist.` : undefined;
+    case 'rename': {
+      if (!isMissing(files.get(filePatch.fromPath)) || isMissing(files.get(filePatch.path))) return undefined;
+      const edited = filePatch.hunks.length === 0 || reverseApplies(filePatch.path, filePatch.hunks, files, tiers);
+      return edited ? `${filePatch.fromPath} is already gone and ${filePatch.path}, where the patch renames it, holds its new content.` : undefined;
+    }
+    case 'edit':
+    case 'write':
+      return undefined;
+  }
+}
+
+function reverseApplies(path: string, hunks: readonly Hunk[], files: Files, tiers: readonly LineTier[]): boolean {
+  if (hunks.length === 0) return false;
+  const source = requireText(path, files);
+  return source.ok && applyHunks(source.value, hunks.map(reversedHunk), path, tiers).ok;
+}
+
+/** The add planned onto a free path makes exactly the bytes the file already holds. */
+function holdsAddedContent(filePatch: FilePatch, files: Files, planFile: (filePatch: FilePatch, files: Files) => Result<PlannedFile>): boolean {
+  const existing = files.get(filePatch.path);
+  if (existing?.kind !== 'file') return false;
+  const planned = planFile(filePatch, new Map([...files, [filePatch.path, { kind: 'missing' }]]));
+  return planned.ok && planned.value.after !== null && sameBytes(planned.value.after, existing.bytes);
+}
+
+/** The hunk with old and new swapped. Its old side ends at the end of the file when the original's new side did. */
+export function reversedHunk(hunk: Hunk): Hunk {
+  const lines = hunk.lines.map((line): HunkLine => (line.kind === 'context' ? line : { ...line, kind: line.kind === 'add' ? 'remove' : 'add' }));
+  const finalNewline = hunk.finalNewline === 'add' ? 'remove' : hunk.finalNewline === 'remove' ? 'add' : undefined;
+  return { ...hunk, lines, finalNewline, atEndOfFile: hunk.atEndOfFile || hunk.finalNewline === 'remove' };
+}
+
+function isMissing(snapshot: FileSnapshot | undefined): boolean {
+  return snapshot === undefined || snapshot.kind === 'missing';
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((byte, index) => byte === b[index]);
+}

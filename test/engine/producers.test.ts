@@ -1,0 +1,114 @@
+/** What real producers emit, through the pure engine: colour codes, directory paths, patches already applied. */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { parsePatch, planPatch, requiredPaths, type FileSnapshot, type PatchInput, type Plan } from '../../daemon/engine/index.ts';
+
+type Tree = Readonly<Record<string, string>>;
+
+/** Parses and plans against an in-memory tree (a path with files below it is a directory). */
+function run(input: PatchInput, tree: Tree): { code?: string; message?: string; plan?: Plan } {
+  const parsed = parsePatch(input);
+  if (!parsed.ok) return { code: parsed.error.code, message: parsed.error.message };
+  const files = new Map<string, FileSnapshot>();
+  for (const path of requiredPaths(parsed.value)) {
+    const isDirectory = Object.keys(tree).some((key) => key.startsWith(`${path}/`));
+    const text = tree[path];
+    files.set(path, text !== undefined ? { kind: 'file', bytes: new TextEncoder().encode(text) } : isDirectory ? { kind: 'directory' } : { kind: 'missing' });
+  }
+  const plan = planPatch(parsed.value, files);
+  return plan.ok ? { plan: plan.value } : { code: plan.error.code, message: plan.error.message };
+}
+
+const codeOf = (input: PatchInput, tree: Tree) => run(input, tree).code ?? 'applied';
+const textOf = (plan: Plan | undefined, path: string) => new TextDecoder().decode(plan?.files.find((file) => file.path === path)?.after ?? undefined);
+
+const UPDATE = '--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n';
+
+describe('terminal colour codes', () => {
+  const ESC = '\x1b';
+  const coloured = `${ESC}[1mdiff --git a/f.txt b/f.txt${ESC}[m\n${ESC}[1m--- a/f.txt${ESC}[m\n${ESC}[1m+++ b/f.txt${ESC}[m\n`
+    + `${ESC}[36m@@ -1,3 +1,3 @@${ESC}[m\n one\n${ESC}[31m-two${ESC}[m\n${ESC}[32m+TWO${ESC}[m${ESC}[41m  ${ESC}[m\n three\n`;
+
+  test('are stripped, with a diagnostic, and the patch applies', () => {
+    const { plan } = run({ patch: coloured }, { 'f.txt': 'one\ntwo\nthree\n' });
+    assert.equal(textOf(plan, 'f.txt'), 'one\nTWO  \nthree\n');
+    assert.match(plan?.diagnostics.find((entry) => entry.code === 'ansi_colors_stripped')?.message ?? '', /14 terminal colour codes/);
+  });
+
+  test('an escape byte inside a line of an uncoloured patch is content', () => {
+    const patch = `--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-x\n+echo "${ESC}[31mred${ESC}[m"\n`;
+    const { plan } = run({ patch }, { 'f.txt': 'x\n' });
+    assert.equal(textOf(plan, 'f.txt'), `echo "${ESC}[31mred${ESC}[m"\n`);
+    assert.equal(plan?.diagnostics.some((entry) => entry.code === 'ansi_colors_stripped'), false);
+  });
+});
+
+describe('paths naming a directory', () => {
+  test('a trailing slash is is_directory in every dialect, before anything is looked up', () => {
+    assert.equal(codeOf({ patch: '*** Begin Patch\n*** Add File: newdir/\n+x\n*** End Patch\n' }, {}), 'is_directory');
+    assert.equal(codeOf({ patch: '--- /dev/null\n+++ b/dir/\n@@ -0,0 +1 @@\n+x\n' }, {}), 'is_directory');
+    assert.equal(codeOf({ operations: [{ type: 'create_file', path: 'dir/', diff: '+x\n' }] }, {}), 'is_directory');
+    assert.equal(codeOf({ operations: [{ type: 'create_file', path: 'dir/sub/.', diff: '+x\n' }] }, {}), 'is_directory');
+    assert.equal(codeOf({ edits: [{ path: 'notes/', content: 'x\n' }] }, {}), 'is_directory');
+  });
+
+  test('an existing directory as a target is refused with a typed error', () => {
+    const tree = { 'dir/inside.txt': 'x\n' };
+    assert.equal(codeOf({ patch: '*** Begin Patch\n*** Add File: dir\n+x\n*** End Patch\n' }, tree), 'already_exists');
+    assert.equal(codeOf({ patch: '--- a/dir\n+++ b/dir\n@@ -1 +1 @@\n-x\n+y\n' }, tree), 'not_found');
+    assert.match(run({ patch: '*** Begin Patch\n*** Delete File: dir\n*** End Patch\n' }, tree).message ?? '', /is a directory/);
+  });
+});
+
+describe('already applied or reversed', () => {
+  test('an update applied twice is already_applied, and the message names both causes', () => {
+    const result = run({ patch: UPDATE }, { 'f.txt': 'one\nTWO\nthree\n' });
+    assert.equal(result.code, 'already_applied');
+    assert.match(result.message ?? '', /applied before, or it is reversed/);
+  });
+
+  test('a reversed patch (old and new swapped) is detected the same way', () => {
+    const reversed = '--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n one\n-TWO\n+two\n three\n';
+    assert.equal(codeOf({ patch: reversed }, { 'f.txt': 'one\ntwo\nthree\n' }), 'already_applied');
+  });
+
+  test('context that matches nowhere stays context_not_found; half applied too', () => {
+    assert.equal(codeOf({ patch: UPDATE }, { 'f.txt': 'one\nzwei\nthree\n' }), 'context_not_found');
+    const twoHunks = '--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n-a\n+A\n b\n@@ -5,2 +5,2 @@\n-e\n+E\n f\n';
+    assert.equal(codeOf({ patch: twoHunks }, { 'f.txt': 'a\nb\nc\nd\ne\nf\n' }), 'applied');
+    assert.equal(codeOf({ patch: twoHunks }, { 'f.txt': 'A\nb\nc\nd\ne\nf\n' }), 'context_not_found');
+    assert.equal(codeOf({ patch: twoHunks }, { 'f.txt': 'a\nb\nc\nd\nE\nf\n' }), 'context_not_found');
+    assert.equal(codeOf({ patch: twoHunks }, { 'f.txt': 'A\nb\nc\nd\nE\nf\n' }), 'already_applied');
+  });
+
+  test('a patch that applies is never reported as applied, even when its new side is there too', () => {
+    const { plan } = run({ patch: UPDATE }, { 'f.txt': 'one\ntwo\nthree\none\nTWO\nthree\n' });
+    assert.equal(textOf(plan, 'f.txt'), 'one\nTWO\nthree\none\nTWO\nthree\n');
+  });
+
+  test('an add onto a file holding exactly its content is already_applied; other content stays already_exists', () => {
+    const add = '--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+x\n+y\n';
+    assert.equal(codeOf({ patch: add }, { 'new.txt': 'x\ny\n' }), 'already_applied');
+    assert.equal(codeOf({ patch: add }, { 'new.txt': 'x\nz\n' }), 'already_exists');
+    assert.equal(codeOf({ patch: '*** Begin Patch\n*** Add File: new.txt\n+x\n+y\n*** End Patch\n' }, { 'new.txt': 'x\ny\n' }), 'already_applied');
+  });
+
+  test('a delete with its content of a file that is gone is already_applied; a bare delete stays not_found', () => {
+    assert.equal(codeOf({ patch: '--- a/old.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n' }, {}), 'already_applied');
+    assert.equal(codeOf({ patch: '*** Begin Patch\n*** Delete File: old.txt\n*** End Patch\n' }, {}), 'not_found');
+    assert.equal(codeOf({ patch: '--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-x\n+y\n' }, {}), 'not_found');
+  });
+
+  test('a rename whose source is gone and whose target holds the new content is already_applied', () => {
+    const rename = 'diff --git a/a.txt b/b.txt\nsimilarity index 80%\nrename from a.txt\nrename to b.txt\n--- a/a.txt\n+++ b/b.txt\n@@ -1,2 +1,2 @@\n keep\n-x\n+y\n';
+    assert.equal(codeOf({ patch: rename }, { 'b.txt': 'keep\ny\n' }), 'already_applied');
+    assert.equal(codeOf({ patch: rename }, { 'a.txt': 'keep\nx\n', 'b.txt': 'other\n' }), 'already_exists');
+  });
+
+  test('a final newline the patch removed is part of the check', () => {
+    const patch = '--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n\\ No newline at end of file\n';
+    assert.equal(codeOf({ patch }, { 'f.txt': 'a\nb\n' }), 'applied');
+    assert.equal(codeOf({ patch }, { 'f.txt': 'a\nc' }), 'already_applied');
+    assert.equal(codeOf({ patch }, { 'f.txt': 'a\nc\nmore\n' }), 'context_not_found', 'the new side must end the file');
+  });
+});
