@@ -11,11 +11,12 @@
  */
 import { engineError, type EngineError } from './errors.ts';
 import { applyHunks } from './hunks.ts';
-import { requireText, type Files } from './snapshots.ts';
+import { requireText, sameBytes, type Files } from './snapshots.ts';
 import type { LineTier } from './tiers.ts';
 import type { FilePatch, FileSnapshot, Hunk, HunkLine, PlannedFile, Result } from './types.ts';
 
-const REFINED_CODES: ReadonlySet<string> = new Set(['context_not_found', 'already_exists', 'not_found']);
+/** The failures that may mean "already there". */
+export const REFINED_CODES: ReadonlySet<string> = new Set(['context_not_found', 'already_exists', 'not_found', 'already_applied']);
 
 /** The `already_applied` error for a file patch whose plan failed with `failure`, or undefined when its change is not there. */
 export function alreadyAppliedError(
@@ -68,6 +69,28 @@ function holdsAddedContent(filePatch: FilePatch, files: Files, planFile: (filePa
   return planned.ok && planned.value.after !== null && sameBytes(planned.value.after, existing.bytes);
 }
 
+/**
+ * The file patch that undoes `filePatch`, for checking whether a series is already applied. Adds
+ * undo as deletes and deletes as adds of their old lines; only as strict as that check needs.
+ */
+export function reversedFilePatch(filePatch: FilePatch): FilePatch | undefined {
+  switch (filePatch.op) {
+    case 'update': return { op: 'update', path: filePatch.path, hunks: filePatch.hunks.map(reversedHunk) };
+    case 'rename': return { op: 'rename', fromPath: filePatch.path, path: filePatch.fromPath, hunks: filePatch.hunks.map(reversedHunk) };
+    case 'add': return { op: 'delete', path: filePatch.path, hunks: [] };
+    case 'delete': return { op: 'add', path: filePatch.path, content: oldContent(filePatch.hunks) };
+    case 'edit':
+    case 'write':
+      return undefined;
+  }
+}
+
+function oldContent(hunks: readonly Hunk[]): string {
+  const lines = hunks.flatMap((hunk) => hunk.lines.filter((line) => line.kind !== 'add').map((line) => line.text));
+  const lacksNewline = hunks.some((hunk) => hunk.atEndOfFile && hunk.finalNewline === 'add');
+  return lines.length === 0 ? '' : lines.join('\n') + (lacksNewline ? '' : '\n');
+}
+
 /** The hunk with old and new swapped. Its old side ends at the end of the file when the original's new side did. */
 export function reversedHunk(hunk: Hunk): Hunk {
   const lines = hunk.lines.map((line): HunkLine => (line.kind === 'context' ? line : { ...line, kind: line.kind === 'add' ? 'remove' : 'add' }));
@@ -77,8 +100,4 @@ export function reversedHunk(hunk: Hunk): Hunk {
 
 function isMissing(snapshot: FileSnapshot | undefined): boolean {
   return snapshot === undefined || snapshot.kind === 'missing';
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((byte, index) => byte === b[index]);
 }

@@ -7,6 +7,7 @@ import { splitPatchLines } from './patchText.ts';
 import { parseSearchReplace } from './searchReplace.ts';
 import { parseShellCommand } from './shell.ts';
 import { parseStructuredEdits } from './structuredEdits.ts';
+import { readMailbox } from './mail.ts';
 import { fail, ok, type Diagnostic, type ParsedPatch, type PatchInput, type Result } from './types.ts';
 import { parseUnified, type UnifiedOptions } from './unified.ts';
 import { parseV4AOperations } from './v4a.ts';
@@ -29,16 +30,25 @@ export function parsePatch(input: PatchInput): Result<ParsedPatch> {
   const split = splitPatchLines(uncoloured.text);
   if (!split.ok) return split;
   const { lines } = split.value;
-  const parsed = parseText(lines, format === 'auto' ? detectTextDialect(lines) : format, unifiedOptions(input));
-  return uncoloured.removed > 0 && parsed.ok ? ok(withDiagnostic(parsed.value, colourDiagnostic(uncoloured.removed))) : parsed;
+  const parsed = parseLines(lines, format, unifiedOptions(input));
+  return uncoloured.removed > 0 && parsed.ok ? ok(withDiagnostics(parsed.value, [colourDiagnostic(uncoloured.removed)])) : parsed;
+}
+
+/** A mailbox (`git format-patch` / `git am`) is a series of unified diffs; other text goes to its dialect's parser. */
+function parseLines(lines: readonly string[], format: TextDialect | 'auto', options: UnifiedOptions): Result<ParsedPatch> {
+  const mailbox = format === 'auto' || format === 'unified' ? readMailbox(lines) : undefined;
+  if (mailbox === undefined) return parseText(lines, format === 'auto' ? detectTextDialect(lines) : format, options);
+  if (!mailbox.ok) return mailbox;
+  const parsed = parseUnified(mailbox.value.lines, { ...options, parts: mailbox.value.parts });
+  return parsed.ok ? ok(withDiagnostics(parsed.value, mailbox.value.diagnostics)) : parsed;
 }
 
 function colourDiagnostic(removed: number): Diagnostic {
   return { code: 'ansi_colors_stripped', message: `${removed} terminal colour codes (as \`git diff --color=always\` writes them) were removed before parsing.` };
 }
 
-function withDiagnostic(parsed: ParsedPatch, diagnostic: Diagnostic): ParsedPatch {
-  return { ...parsed, diagnostics: [diagnostic, ...parsed.diagnostics] };
+function withDiagnostics(parsed: ParsedPatch, diagnostics: readonly Diagnostic[]): ParsedPatch {
+  return { ...parsed, diagnostics: [...diagnostics, ...parsed.diagnostics] };
 }
 
 function unifiedOptions(input: PatchInput): UnifiedOptions {

@@ -4,6 +4,7 @@ import { planEdit } from './edits.ts';
 import { engineError } from './errors.ts';
 import { applyHunks } from './hunks.ts';
 import { diffEdits, diffWhole } from './receiptDiff.ts';
+import { planSeries } from './series.ts';
 import { requireAbsent, requireFile, requireText, type Files } from './snapshots.ts';
 import { assemble, decodeText, encodeText, lineCount } from './text.ts';
 import { ALL_TIERS, EXACT_ONLY, type LineTier } from './tiers.ts';
@@ -11,6 +12,10 @@ import { fail, ok, type FilePatch, type Hunk, type ParsedPatch, type Plan, type 
 
 export function planPatch(parsed: ParsedPatch, files: Files, options: PlanOptions = {}): Result<Plan> {
   const tiers = options.fuzz === 'exact' ? EXACT_ONLY : ALL_TIERS;
+  if (parsed.series !== undefined) {
+    const net = planSeries(parsed, parsed.series, files, (filePatch, state) => planFileOrExplain(filePatch, state, tiers), (filePatch, state) => planFile(filePatch, state, tiers));
+    return net.ok ? ok({ dialect: parsed.dialect, files: net.value, diagnostics: parsed.diagnostics, ignoredMetadata: parsed.ignoredMetadata }) : net;
+  }
   const planned: PlannedFile[] = [];
   for (const filePatch of parsed.files) {
     const result = planFileOrExplain(filePatch, files, tiers);

@@ -29,3 +29,7 @@ export function requireText(path: string, files: Files): Result<TextFile> {
   const bytes = requireFile(path, files);
   return bytes.ok ? decodeText(bytes.value, path) : bytes;
 }
+
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((byte, index) => byte === b[index]);
+}

@@ -7,7 +7,7 @@ import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { PatchClient } from '../../client/index.ts';
-import { createScratch, diffTrees, readTree, run } from '../helpers/producers.ts';
+import { commit, createScratch, diffTrees, git, gitRepo, readTree, run, workTree } from '../helpers/producers.ts';
 
 const OLD_TREE = {
   'src/main.c': 'int main(void)\n{\n    return 0;\n}\n',
@@ -76,5 +76,86 @@ describe('diff producers over the wire', () => {
     const receipt = await workspace.apply(patch);
     assert.equal(receipt.status, 'applied', JSON.stringify(receipt.error));
     assert.equal(diffTrees(readTree(workspaceRoot), readTree(byPatch)), undefined);
+  });
+
+  test('a git format-patch mailbox applies as one transaction, with the tree git am makes', async () => {
+    using scratch = createScratch();
+    const repo = `${scratch.dir}/repo`;
+    gitRepo(repo, { 'src/app.js': 'const a = 1;\nconst b = 2;\nexport { a, b };\n', 'docs/old.md': '# Old\n\ntext\n', 'tmp.txt': 'scratch\n' });
+    const base = git(repo, 'rev-parse', 'HEAD').trim();
+    commit(repo, { 'src/app.js': 'const a = 10;\nconst b = 2;\nexport { a, b };\n' }, 'Raise a\n\nSigned-off-by: Patch Test <test@example.com>');
+    commit(repo, { 'src/app.js': 'const a = 10;\nconst b = 20;\nexport { a, b };\n', 'src/new.js': 'export const c = 3;\n' }, 'Raise b, add c', ['tmp.txt']);
+    git(repo, 'mv', 'docs/old.md', 'docs/new.md');
+    commit(repo, { 'docs/new.md': '# New\n\ntext\n' }, 'Rename the doc');
+    const mbox = git(repo, 'format-patch', '--stdout', '-M', `${base}..HEAD`);
+
+    const byAm = `${scratch.dir}/by-am`;
+    git(scratch.dir, 'clone', '-q', repo, byAm);
+    git(byAm, 'checkout', '-q', base);
+    run('git', ['am', '-q'], byAm, { input: mbox });
+
+    const workspaceRoot = `${scratch.dir}/ws`;
+    git(scratch.dir, 'clone', '-q', repo, workspaceRoot);
+    git(workspaceRoot, 'checkout', '-q', base);
+    await using workspace = await client.openWorkspace(workspaceRoot);
+    const receipt = await workspace.apply(mbox);
+    assert.equal(receipt.status, 'applied', JSON.stringify(receipt.error));
+    assert.deepEqual(receipt.files.map((file) => `${file.op} ${file.fromPath ? `${file.fromPath} -> ` : ''}${file.path}`), [
+      'update src/app.js', 'add src/new.js', 'delete tmp.txt', 'rename docs/old.md -> docs/new.md',
+    ]);
+    assert.equal(receipt.files[0]?.hunks.length, 2, 'both mails changed src/app.js');
+    assert.ok(receipt.diagnostics.some((entry) => entry.code === 'mailbox'));
+    assert.equal(diffTrees(workTree(workspaceRoot), workTree(byAm)), undefined);
+
+    const before = workTree(workspaceRoot);
+    const again = await workspace.apply(mbox);
+    assert.equal(again.error?.code, 'already_applied');
+    assert.equal(diffTrees(workTree(workspaceRoot), before), undefined, 'nothing written');
+  });
+
+  test('git diff --color=always applies as git apply applies the plain diff, with a diagnostic', async () => {
+    using scratch = createScratch();
+    const repo = `${scratch.dir}/repo`;
+    gitRepo(repo, { 'f.py': 'def f():\n    return 1\n\n\ndef g():\n    return 2\n' });
+    scratch.write('repo', { 'f.py': 'def f():\n    return 1  \n\n\ndef g():\n    return 3\n', 'n.py': 'x = 1\n' });
+    git(repo, 'add', '-N', 'n.py');
+    const coloured = git(repo, 'diff', '--color=always');
+    const plain = git(repo, 'diff');
+    assert.ok(coloured.includes('\x1b['), 'git wrote colour codes');
+    git(repo, 'reset', '-q');
+    git(repo, 'checkout', '-q', '--', '.');
+    git(repo, 'clean', '-q', '-f');
+    const byGit = scratch.copy('repo', 'by-git');
+    run('git', ['apply'], byGit, { input: plain });
+    const workspaceRoot = scratch.copy('repo', 'ws');
+    await using workspace = await client.openWorkspace(workspaceRoot);
+    const receipt = await workspace.apply(coloured);
+    assert.equal(receipt.status, 'applied', JSON.stringify(receipt.error));
+    assert.ok(receipt.diagnostics.some((entry) => entry.code === 'ansi_colors_stripped'));
+    assert.equal(diffTrees(workTree(workspaceRoot), workTree(byGit)), undefined);
+  });
+
+  test('a reversed diff -u is already_applied, GNU patch calls it reversed too, and nothing is written', async () => {
+    using scratch = createScratch();
+    scratch.write('made', { 'x.txt': 'a\nb\n', 'y.txt': 'a\nB\n' });
+    const reversed = run('diff', ['-u', 'y.txt', 'x.txt'], `${scratch.dir}/made`, { ok: [1] }).stdout.replaceAll('y.txt', 'x.txt');
+    const byPatch = scratch.write('by-patch', { 'x.txt': 'a\nb\n' });
+    const gnu = run('patch', ['--dry-run', '--batch', '--forward'], byPatch, { input: reversed, ok: [1] });
+    assert.match(gnu.stdout, /Reversed \(or previously applied\) patch detected/);
+    const workspaceRoot = scratch.write('ws', { 'x.txt': 'a\nb\n' });
+    await using workspace = await client.openWorkspace(workspaceRoot);
+    const receipt = await workspace.apply(reversed);
+    assert.equal(receipt.error?.code, 'already_applied');
+    assert.match(receipt.error?.hint ?? '', /reversed/);
+    assert.equal(Buffer.from(readTree(workspaceRoot).get('x.txt')!).toString(), 'a\nb\n');
+  });
+
+  test('a path naming a directory is is_directory and nothing is created', async () => {
+    using scratch = createScratch();
+    const workspaceRoot = scratch.write('ws', { 'keep.txt': 'k\n' });
+    await using workspace = await client.openWorkspace(workspaceRoot);
+    const receipt = await workspace.apply('*** Begin Patch\n*** Add File: newdir/\n+x\n*** End Patch\n');
+    assert.equal(receipt.error?.code, 'is_directory');
+    assert.deepEqual([...readTree(workspaceRoot).keys()], ['keep.txt']);
   });
 });
