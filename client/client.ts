@@ -138,7 +138,7 @@ export class PatchClient implements AsyncDisposable {
    */
   async openWorkspace(root: string, options: CallOptions = {}): Promise<Workspace> {
     const opened = await this.#rpc.request(OpenWorkspaceRequest, { root }, options);
-    return new Workspace(this.#rpc, opened.workspaceId, opened.root);
+    return new Workspace(this.#rpc, opened.workspaceId, opened.root, opened.recovered);
   }
 
   /**

@@ -4,7 +4,7 @@
  */
 import {
   ApplyPatchRequest, CloseWorkspaceRequest, FileChangedNotification, FileReceiptProgress, FileReceiptSchema, ReadFileRequest,
-  type ApplyParams, type BatchReceipt, type BatchSummary, type FileReceipt, type FormatName, type ReadFileResult, type Receipt,
+  type ApplyParams, type BatchReceipt, type Recovery, type BatchSummary, type FileReceipt, type FormatName, type ReadFileResult, type Receipt,
   type StructuredEdit, type V4AOperation,
 } from '../protocol/index.ts';
 import { streamBatch, type ApplyManyOptions, type BatchEntry } from './batch.ts';
@@ -60,6 +60,8 @@ export class Workspace implements AsyncDisposable {
     readonly id: string,
     /** The realpath of the root. */
     readonly root: string,
+    /** Unfinished commits (of a daemon that was killed) that opening this workspace rolled back or forward. */
+    readonly recovered: readonly Recovery[] = [],
   ) {
     this.#rpc = rpc;
   }

@@ -22,11 +22,27 @@ export const OpenWorkspaceParamsSchema = z.object({
   options: z.object({}).optional(),
 });
 
+/**
+ * A commit a killed daemon left unfinished, and how opening the workspace finished it:
+ * `rolled_back` to its pre-image (it was never acknowledged), or `rolled_forward` when every
+ * post-image was already in place. Either way each path holds the whole pre- or post-image.
+ */
+export const RecoverySchema = z.object({
+  transactionId: z.string(),
+  outcome: z.enum(['rolled_back', 'rolled_forward']),
+  /** Paths put back to their pre-image (rolled back), or kept at their post-image (rolled forward). */
+  paths: z.array(z.string()),
+  /** Paths left as found: someone changed them after the crash (the journal is kept in the state dir). */
+  conflicts: z.array(z.string()),
+});
+
 /** Result of `workspace/open`. */
 export const OpenWorkspaceResultSchema = z.object({
   workspaceId: WorkspaceIdSchema,
   /** The realpath of the root. */
   root: z.string(),
+  /** Present when this open found unfinished commits and finished them (also logged by the daemon). */
+  recovered: z.array(RecoverySchema).optional(),
 });
 
 /** Params of `workspace/close`. */
@@ -36,6 +52,7 @@ export const CloseWorkspaceParamsSchema = z.object({
 
 export type WorkspaceId = z.infer<typeof WorkspaceIdSchema>;
 export type OpenWorkspaceParams = z.infer<typeof OpenWorkspaceParamsSchema>;
+export type Recovery = z.infer<typeof RecoverySchema>;
 export type OpenWorkspaceResult = z.infer<typeof OpenWorkspaceResultSchema>;
 export type CloseWorkspaceParams = z.infer<typeof CloseWorkspaceParamsSchema>;
 

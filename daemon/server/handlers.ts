@@ -56,7 +56,12 @@ export class PatchdHandlers {
   async openWorkspace({ root }: OpenWorkspaceParams): Promise<OpenWorkspaceResult> {
     const session = { id: this.#deps.sessionId, onFileChanged: this.#deps.output.fileChanged };
     const opened = await this.#deps.registry.open(root, session);
-    return { workspaceId: opened.id, root: opened.root };
+    const result: OpenWorkspaceResult = { workspaceId: opened.id, root: opened.root };
+    if (opened.recovered.length === 0) return result;
+    for (const { transactionId, outcome, paths, conflicts } of opened.recovered) {
+      this.#deps.log.warn('recovered an unfinished commit', { root: opened.root, transactionId, outcome, paths, conflicts });
+    }
+    return { ...result, recovered: opened.recovered.map((report) => ({ ...report, paths: [...report.paths], conflicts: [...report.conflicts] })) };
   }
 
   async closeWorkspace({ workspaceId }: CloseWorkspaceParams): Promise<null> {

@@ -10,7 +10,7 @@ import { realpath, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { FileChangedParams } from '../../protocol/index.ts';
 import type { EnginePool } from '../pool/pool.ts';
-import type { Workspace } from '../workspace/workspace.ts';
+import type { RecoveryReport, Workspace } from '../workspace/workspace.ts';
 import { BadRootError, UnknownWorkspaceError } from './failures.ts';
 import { FileSubscribers } from './subscribers.ts';
 
@@ -20,6 +20,11 @@ export interface OpenWorkspace {
   readonly root: string;
   readonly workspace: Workspace;
   readonly pool: EnginePool;
+}
+
+/** What `open` returns: the workspace, and the recoveries its opening did (told to the first opener only). */
+export interface OpenedWorkspace extends OpenWorkspace {
+  readonly recovered: readonly RecoveryReport[];
 }
 
 export interface RegistryOptions {
@@ -40,6 +45,8 @@ interface Entry extends OpenWorkspace {
   /** session id → how many times that session opened it. */
   readonly holders: Map<string, number>;
   readonly subscribers: FileSubscribers;
+  /** Recoveries not yet told to an opener. */
+  untold: readonly RecoveryReport[];
 }
 
 export class WorkspaceRegistry {
@@ -52,7 +59,7 @@ export class WorkspaceRegistry {
   }
 
   /** Opens `root` for `session`, or joins it when already open. */
-  async open(root: string, session: Session): Promise<OpenWorkspace> {
+  async open(root: string, session: Session): Promise<OpenedWorkspace> {
     const key = await resolveRoot(root);
     for (;;) {
       const entry = await this.#entryFor(key);
@@ -60,7 +67,9 @@ export class WorkspaceRegistry {
       if (this.#byId.get(entry.id) !== entry) continue;
       entry.holders.set(session.id, (entry.holders.get(session.id) ?? 0) + 1);
       entry.subscribers.join(session.id, (change) => session.onFileChanged({ workspaceId: entry.id, ...change }));
-      return entry;
+      const recovered = entry.untold;
+      entry.untold = [];
+      return { ...entry, recovered };
     }
   }
 
@@ -112,7 +121,9 @@ export class WorkspaceRegistry {
     const workspace = await this.#options.openWorkspace(key);
     const pool = this.#options.createPool();
     const subscribers = new FileSubscribers();
-    const entry: Entry = { id: `ws_${randomUUID()}`, key, root: workspace.root, workspace, pool, holders: new Map(), subscribers };
+    const entry: Entry = {
+      id: `ws_${randomUUID()}`, key, root: workspace.root, workspace, pool, holders: new Map(), subscribers, untold: workspace.recovered,
+    };
     workspace.onExternalChange((change) => subscribers.deliver(change));
     this.#byId.set(entry.id, entry);
     return entry;

@@ -1,4 +1,5 @@
 /** What the commit, rollback and recovery steps share for one workspace. */
+import type { DiskCalls } from './diskCalls.ts';
 import type { DirectorySyncer } from './durable.ts';
 import type { PathGuard } from './guard.ts';
 import type { JournalStore } from './journal.ts';
@@ -19,5 +20,7 @@ export interface WorkspaceContext {
   readonly guard: PathGuard;
   readonly syncer: DirectorySyncer;
   readonly journals: JournalStore;
+  /** The durable-write system calls (see `diskCalls.ts`). */
+  readonly disk: DiskCalls;
   readonly hooks: CommitHooks;
 }

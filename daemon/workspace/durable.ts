@@ -1,7 +1,8 @@
 /** Durable writes: exclusive temp files fsynced before use, and coalesced directory fsyncs. */
-import { randomBytes } from 'node:crypto';
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { nodeDiskCalls, type DiskCalls } from './diskCalls.ts';
 import type { FileOwner } from './files.ts';
 import { hasErrorCode } from './ioErrors.ts';
 
@@ -11,8 +12,20 @@ const MAX_NAME_IN_TEMP = 200;
 
 /** `.<name>.<random>.patchd.tmp`, beside `absolute` so the final rename stays on one filesystem. */
 export function tempPathFor(absolute: string): string {
+  return tempBeside(absolute, randomBytes(6).toString('hex'));
+}
+
+/**
+ * The temp a recovery restores `absolute` through, named after the transaction so that a
+ * recovery killed mid-restore leaves a name the next recovery of the same journal removes.
+ */
+export function restoreTempPathFor(absolute: string, transactionId: string): string {
+  return tempBeside(absolute, `${createHash('sha256').update(transactionId).digest('hex').slice(0, 12)}-restore`);
+}
+
+function tempBeside(absolute: string, tag: string): string {
   const name = path.basename(absolute).slice(0, MAX_NAME_IN_TEMP);
-  return path.join(path.dirname(absolute), `.${name}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
+  return path.join(path.dirname(absolute), `.${name}.${tag}${TEMP_SUFFIX}`);
 }
 
 /** Whether a bare file name is one `tempPathFor` could have produced (checked before recovery unlinks it). */
@@ -30,8 +43,8 @@ const umask = process.umask();
  * run as root, its uid/gid) and fsyncs. A new file without `owner` gets 0o644 less the umask.
  * Each step is a thread-pool round trip, so the chmod/chown happen only when they change something.
  */
-export async function writeDurably(file: string, bytes: Uint8Array, owner?: FileOwner): Promise<void> {
-  const handle = await open(file, 'wx', owner?.mode ?? 0o644);
+export async function writeDurably(file: string, bytes: Uint8Array, owner?: FileOwner, disk: DiskCalls = nodeDiskCalls): Promise<void> {
+  const handle = await disk.open(file, 'wx', owner?.mode ?? 0o644);
   try {
     await handle.writeFile(bytes);
     if (owner !== undefined) await applyOwner(handle, owner);
@@ -48,21 +61,20 @@ async function applyOwner(handle: FileHandle, owner: FileOwner): Promise<void> {
   if (changesOwner || (owner.mode & umask) !== 0 || owner.mode > 0o777) await handle.chmod(owner.mode);
 }
 
-/** Atomically replaces (or creates) `absolute` with `bytes` through a fsynced temp file. */
-export async function replaceDurably(absolute: string, bytes: Uint8Array, owner?: FileOwner): Promise<void> {
-  const temp = tempPathFor(absolute);
+/** Atomically replaces (or creates) `absolute` with `bytes` through the fsynced temp file `temp` (which must not exist). */
+export async function replaceDurably(absolute: string, temp: string, bytes: Uint8Array, owner: FileOwner | undefined, disk: DiskCalls): Promise<void> {
   try {
-    await writeDurably(temp, bytes, owner);
-    await rename(temp, absolute);
+    await writeDurably(temp, bytes, owner, disk);
+    await disk.rename(temp, absolute);
   } catch (error) {
-    await removeIfPresent(temp);
+    await removeIfPresent(temp, disk);
     throw error;
   }
 }
 
-export async function removeIfPresent(file: string): Promise<void> {
+export async function removeIfPresent(file: string, disk: DiskCalls = nodeDiskCalls): Promise<void> {
   try {
-    await unlink(file);
+    await disk.unlink(file);
   } catch (error) {
     if (!hasErrorCode(error, 'ENOENT', 'ENOTDIR')) throw error;
   }
@@ -77,8 +89,8 @@ async function fsyncHandle(handle: FileHandle): Promise<void> {
   }
 }
 
-async function fsyncDirectory(directory: string): Promise<void> {
-  const handle = await open(directory, 'r');
+async function fsyncDirectory(directory: string, disk: DiskCalls): Promise<void> {
+  const handle = await disk.open(directory, 'r');
   try {
     await fsyncHandle(handle);
   } finally {
@@ -100,9 +112,14 @@ export class DirectorySyncer {
   readonly #slots = new Map<string, SyncSlot>();
   /** Directories we own (the journal dir) stay open: one round trip per fsync instead of three. */
   readonly #pinned = new Map<string, FileHandle>();
+  readonly #disk: DiskCalls;
+
+  constructor(disk: DiskCalls = nodeDiskCalls) {
+    this.#disk = disk;
+  }
 
   async pin(directory: string): Promise<void> {
-    if (!this.#pinned.has(directory)) this.#pinned.set(directory, await open(directory, 'r'));
+    if (!this.#pinned.has(directory)) this.#pinned.set(directory, await this.#disk.open(directory, 'r'));
   }
 
   sync(directory: string): Promise<void> {
@@ -121,7 +138,7 @@ export class DirectorySyncer {
 
   #begin(directory: string): Promise<void> {
     const pinned = this.#pinned.get(directory);
-    const running: Promise<void> = (pinned === undefined ? fsyncDirectory(directory) : fsyncHandle(pinned)).finally(() => {
+    const running: Promise<void> = (pinned === undefined ? fsyncDirectory(directory, this.#disk) : fsyncHandle(pinned)).finally(() => {
       const current = this.#slots.get(directory);
       if (current?.running === running && current.queued === undefined) this.#slots.delete(directory);
     });

@@ -9,9 +9,10 @@
  * journals, and another live daemon's, from those a killed daemon left behind.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, readdir, rename } from 'node:fs/promises';
+import { mkdir, readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import type { DiskCalls } from './diskCalls.ts';
 import { removeIfPresent, type DirectorySyncer } from './durable.ts';
 import type { FileOwner } from './files.ts';
 
@@ -97,7 +98,7 @@ export interface PendingJournal {
 export class JournalStore {
   readonly directory: string;
 
-  constructor(stateDir: string, readonly syncer: DirectorySyncer) {
+  constructor(stateDir: string, readonly syncer: DirectorySyncer, readonly disk: DiskCalls) {
     this.directory = path.join(stateDir, 'journal');
   }
 
@@ -113,12 +114,12 @@ export class JournalStore {
    */
   async begin(journalId: string, chunks: readonly Uint8Array[], fsync: boolean): Promise<PendingJournal> {
     const file = path.join(this.directory, `${process.pid}-${PROCESS_NONCE}-${journalId}.journal`);
-    const handle = await open(file, 'wx', 0o600);
+    const handle = await this.disk.open(file, 'wx', 0o600);
     try {
       await handle.writev(chunks);
     } catch (error) {
       await handle.close();
-      await removeIfPresent(file);
+      await removeIfPresent(file, this.disk);
       throw error;
     }
     const synced = fsync ? Promise.all([handle.sync(), this.syncer.sync(this.directory)]) : Promise.resolve();
@@ -127,7 +128,7 @@ export class JournalStore {
 
   /** Drops a finished journal; fsynced so a power loss cannot bring it back and undo a reported commit. */
   async remove(file: string): Promise<void> {
-    await removeIfPresent(file);
+    await removeIfPresent(file, this.disk);
     await this.syncer.sync(this.directory);
   }
 
@@ -136,12 +137,12 @@ export class JournalStore {
    * new name carries no live owner, so it counts as abandoned.
    */
   async orphan(file: string): Promise<void> {
-    await rename(file, path.join(this.directory, `orphan-${path.basename(file)}`));
+    await this.disk.rename(file, path.join(this.directory, `orphan-${path.basename(file)}`));
   }
 
   /** Keeps a journal recovery could not fully apply (someone changed a file meanwhile): its pre-images are the only copy. */
   async setAside(file: string): Promise<void> {
-    await rename(file, `${file}.conflict`);
+    await this.disk.rename(file, `${file}.conflict`);
   }
 
   async load(file: string): Promise<Journal | undefined> {

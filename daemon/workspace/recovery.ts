@@ -1,22 +1,26 @@
 /**
- * Rolling a journaled commit back to its pre-image: after a failed commit in this process, and
- * on `Workspace.open` for journals a killed daemon left behind. Each path is restored only when
- * it holds the commit's pre-image or post-image; anything else was changed by someone else
- * since, is left alone and reported as a conflict.
+ * Finishing a journaled commit that did not end: rolled back to its pre-image after a failed
+ * commit in this process, and on `Workspace.open` for journals a killed daemon left behind —
+ * or rolled forward there when every post-image is already in place (the commit got past its
+ * last rename). Each path is restored only when it holds the commit's pre-image or post-image;
+ * anything else was changed by someone else since, is left alone and reported as a conflict.
  */
 import { rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { WorkspaceContext } from './context.ts';
-import { isTempName, removeIfPresent, replaceDurably } from './durable.ts';
+import { isTempName, removeIfPresent, replaceDurably, restoreTempPathFor } from './durable.ts';
 import { bytesEqual, readDiskEntry, sha256Hex, type DiskEntry } from './files.ts';
 import { hasErrorCode, settleAll } from './ioErrors.ts';
 import type { Journal, JournalEntry } from './journal.ts';
 import { discardFromTrash, trashPathFor } from './trash.ts';
 
-export interface RollbackReport {
+/** What a recovery did with one journaled transaction. */
+export interface RecoveryReport {
   readonly transactionId: string;
-  /** Paths put back to their pre-image. */
-  readonly restored: readonly string[];
+  /** `rolled_back`: put back to the pre-image; `rolled_forward`: every post-image was in place, so the commit stands. */
+  readonly outcome: 'rolled_back' | 'rolled_forward';
+  /** Paths put back to their pre-image (rolled back), or kept at their post-image (rolled forward). */
+  readonly paths: readonly string[];
   /** Paths left as found: they held neither the pre-image nor the post-image. */
   readonly conflicts: readonly string[];
 }
@@ -24,32 +28,60 @@ export interface RollbackReport {
 type EntryOutcome = 'unchanged' | 'restored' | 'conflict';
 
 /** Restores every entry (last first), then removes temps, created directories and trash copies. Throws on I/O failure: the journal stays for a later try. */
-export async function rollBack(context: WorkspaceContext, journal: Journal): Promise<RollbackReport> {
+export async function rollBack(context: WorkspaceContext, journal: Journal): Promise<RecoveryReport> {
   const { entries, directories, transactionId } = journal.record;
   const restored: string[] = [];
   const conflicts: string[] = [];
   for (const [index, entry] of [...entries.entries()].reverse()) {
-    const outcome = await restoreEntry(context, entry, journal.preImages[index] ?? null);
+    const outcome = await restoreEntry(context, transactionId, entry, journal.preImages[index] ?? null);
     if (outcome === 'restored') restored.push(entry.path);
     if (outcome === 'conflict') conflicts.push(entry.path);
   }
-  await settleAll(entries.map((entry) => removeTemp(context, entry)));
+  await settleAll(entries.map((entry) => removeTemps(context, transactionId, entry)));
   await removeCreatedDirectories(context, directories);
   const settled = entries.filter((entry) => entry.trashed && !conflicts.includes(entry.path));
   await settleAll(settled.map((entry) => discardFromTrash(context.stateDir, trashPathFor(context.stateDir, transactionId, entry.path))));
   await syncTouchedDirectories(context, entries, directories);
-  return { transactionId, restored: restored.reverse(), conflicts: conflicts.reverse() };
+  return { transactionId, outcome: 'rolled_back', paths: restored.reverse(), conflicts: conflicts.reverse() };
 }
 
-async function restoreEntry(context: WorkspaceContext, entry: JournalEntry, before: Uint8Array | null): Promise<EntryOutcome> {
+/** Keeps a commit whose every post-image is in place: removes leftover temps and makes its renames durable. */
+async function rollForward(context: WorkspaceContext, journal: Journal): Promise<RecoveryReport> {
+  const { entries, directories, transactionId } = journal.record;
+  await settleAll(entries.map((entry) => removeTemps(context, transactionId, entry)));
+  await syncTouchedDirectories(context, entries, directories);
+  return { transactionId, outcome: 'rolled_forward', paths: entries.map((entry) => entry.path), conflicts: [] };
+}
+
+async function allPostImagesInPlace(context: WorkspaceContext, journal: Journal): Promise<boolean> {
+  for (const entry of journal.record.entries) {
+    const current = await currentEntry(context, entry);
+    if (current === undefined || !holdsPostImage(current.entry, entry.afterSha256)) return false;
+  }
+  return true;
+}
+
+async function currentEntry(context: WorkspaceContext, entry: JournalEntry): Promise<{ absolute: string; entry: DiskEntry } | undefined> {
   const guarded = context.guard.check(entry.path);
-  if (!guarded.ok) return 'conflict';
+  if (!guarded.ok) return undefined;
   const current = await readDiskEntry(guarded.value.absolute, entry.path);
-  if (!current.ok) return 'conflict';
-  if (holdsPreImage(current.value, before)) return 'unchanged';
-  if (!holdsPostImage(current.value, entry.afterSha256)) return 'conflict';
-  if (before === null || entry.before === null) await removeIfPresent(guarded.value.absolute);
-  else await replaceDurably(guarded.value.absolute, before, entry.before.owner);
+  return current.ok ? { absolute: guarded.value.absolute, entry: current.value } : undefined;
+}
+
+async function restoreEntry(context: WorkspaceContext, transactionId: string, entry: JournalEntry, before: Uint8Array | null): Promise<EntryOutcome> {
+  const current = await currentEntry(context, entry);
+  if (current === undefined) return 'conflict';
+  if (holdsPreImage(current.entry, before)) return 'unchanged';
+  if (!holdsPostImage(current.entry, entry.afterSha256)) return 'conflict';
+  const { absolute } = current;
+  if (before === null || entry.before === null) {
+    await removeIfPresent(absolute, context.disk);
+    return 'restored';
+  }
+  // A recovery killed mid-restore may have left this very temp.
+  const temp = restoreTempPathFor(absolute, transactionId);
+  await removeIfPresent(temp, context.disk);
+  await replaceDurably(absolute, temp, before, entry.before.owner, context.disk);
   return 'restored';
 }
 
@@ -63,10 +95,13 @@ function holdsPostImage(current: DiskEntry, afterSha256: string | null): boolean
   return current.kind === 'file' && sha256Hex(current.bytes) === afterSha256;
 }
 
-async function removeTemp(context: WorkspaceContext, entry: JournalEntry): Promise<void> {
+/** Removes the commit's staged temp and a killed recovery's restore temp of this entry, if left. */
+async function removeTemps(context: WorkspaceContext, transactionId: string, entry: JournalEntry): Promise<void> {
+  const guarded = context.guard.check(entry.path);
+  if (!guarded.ok) return;
+  await removeIfPresent(restoreTempPathFor(guarded.value.absolute, transactionId), context.disk);
   if (entry.tempName === null || !isTempName(entry.tempName)) return;
-  const guarded = context.guard.check(path.posix.join(path.posix.dirname(entry.path), entry.tempName));
-  if (guarded.ok) await removeIfPresent(guarded.value.absolute);
+  await removeIfPresent(path.join(path.dirname(guarded.value.absolute), entry.tempName), context.disk);
 }
 
 /** Deepest first; a directory someone has put files in since is kept. */
@@ -90,19 +125,20 @@ async function syncTouchedDirectories(context: WorkspaceContext, entries: readon
 }
 
 /**
- * Rolls back every journal a dead daemon left for this workspace, newest first. A journal
- * with a conflict is set aside (kept, renamed `.conflict`) rather than dropped.
+ * Finishes every journal a dead daemon left for this workspace, newest first: rolled forward
+ * when all its post-images are in place, else rolled back. A journal with a conflict is set
+ * aside (kept, renamed `.conflict`) rather than dropped.
  */
-export async function recoverAbandonedJournals(context: WorkspaceContext): Promise<RollbackReport[]> {
+export async function recoverAbandonedJournals(context: WorkspaceContext): Promise<RecoveryReport[]> {
   const loaded = await Promise.all((await context.journals.listAbandoned()).map(async (file) => ({ file, journal: await context.journals.load(file) })));
-  const reports: RollbackReport[] = [];
+  const reports: RecoveryReport[] = [];
   for (const { file, journal } of loaded.sort(newestFirst)) {
     if (journal === undefined) {
       await context.journals.remove(file);
       continue;
     }
     if (journal.record.root !== context.root) continue;
-    const report = await rollBack(context, journal);
+    const report = (await allPostImagesInPlace(context, journal)) ? await rollForward(context, journal) : await rollBack(context, journal);
     if (report.conflicts.length > 0) await context.journals.setAside(file);
     else await context.journals.remove(file);
     reports.push(report);

@@ -1,16 +1,17 @@
 /**
  * One atomic unit of a commit (DESIGN, Durability): write the intent journal, then stage every
  * new content as a fsynced temp beside its target while the journal is fsynced; rename in order
- * (re-guarding each path first); fsync the touched directories; drop the journal. Any failure
- * rolls the tree back to the pre-image held in the journal.
+ * (re-guarding each path first); fsync the touched directories; drop the journal, durably. Any
+ * failure up to and including that drop rolls the tree back to the pre-image held in the
+ * journal, so a commit is reported applied only once nothing can undo it.
  */
-import { renameSync } from 'node:fs';
 import { lstat, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { engineError, type EngineError } from '../engine/errors.ts';
 import { fail, ok, type Result } from '../engine/types.ts';
 import { replaceIfUnchanged } from './confirm.ts';
 import type { WorkspaceContext } from './context.ts';
+import type { DiskCalls } from './diskCalls.ts';
 import { writeDurably } from './durable.ts';
 import { sha256Hex, type DiskEntry, type FileOwner } from './files.ts';
 import { CommitStepError, attempt, hasErrorCode, settleAll } from './ioErrors.ts';
@@ -62,10 +63,10 @@ export async function runTransaction(context: WorkspaceContext, steps: readonly 
     await settleAll([journalDurable, stage(context, steps, directories, created)]);
     await renameInOrder(context, steps);
     await syncParents(context, steps, created);
+    await dropJournal(context, pending.file);
   } catch (error) {
     return fail(await abandon(context, journal, pending.file, toEngineError(error)));
   }
-  await dropJournal(context, pending.file);
   return ok(created);
 }
 
@@ -115,7 +116,7 @@ async function stage(context: WorkspaceContext, steps: readonly Step[], director
   await createDirectories(context, directories, created);
   // A directory just created could have been swapped for a link before we write into it.
   steps.forEach((step) => reguard(context, step.path));
-  await settleAll(steps.map((step) => stageStep(step)));
+  await settleAll(steps.map((step) => stageStep(step, context.disk)));
 }
 
 async function createDirectories(context: WorkspaceContext, directories: readonly string[], created: string[]): Promise<void> {
@@ -131,9 +132,9 @@ async function createDirectories(context: WorkspaceContext, directories: readonl
   }
 }
 
-async function stageStep(step: Step): Promise<void> {
+async function stageStep(step: Step, disk: DiskCalls): Promise<void> {
   const { temp, trash, after } = step;
-  if (temp !== null && after !== null) await attempt(step.path, 'stage new content for', () => writeDurably(temp, after, step.owner));
+  if (temp !== null && after !== null) await attempt(step.path, 'stage new content for', () => writeDurably(temp, after, step.owner, disk));
   if (trash !== null) await attempt(step.path, 'prepare the trash for', () => prepareTrashSlot(trash));
 }
 
@@ -147,15 +148,15 @@ async function renameInOrder(context: WorkspaceContext, steps: readonly Step[]):
     await context.hooks.beforeRename?.(index, step.path);
     reguard(context, step.path);
     const { temp, trash, before } = step;
-    const rename = (from: string, to: string) => renameAfterLastLook(step, from, to);
+    const rename = (from: string, to: string) => renameAfterLastLook(step, () => context.disk.renameSync(from, to));
     if (temp !== null) await attempt(step.path, 'rename new content onto', async () => rename(temp, step.absolute));
-    else if (trash !== null && before !== null) await attempt(step.path, 'move to trash', () => moveToTrash(step.absolute, trash, before.bytes, rename));
+    else if (trash !== null && before !== null) await attempt(step.path, 'move to trash', () => moveToTrash(step.absolute, trash, before.bytes, rename, context.disk));
   }
 }
 
 /** Renames right after checking the target still holds what the commit verified (see `confirm.ts`): an outside write is not renamed over. */
-function renameAfterLastLook(step: Step, from: string, to: string): void {
-  if (replaceIfUnchanged(step.absolute, step.before, () => renameSync(from, to))) return;
+function renameAfterLastLook(step: Step, rename: () => void): void {
+  if (replaceIfUnchanged(step.absolute, step.before, rename)) return;
   const message = `${step.path} changed on disk while the patch was being committed; nothing was written.`;
   throw new CommitStepError(engineError('stale_file', message, { path: step.path }));
 }
@@ -172,33 +173,34 @@ async function syncParents(context: WorkspaceContext, steps: readonly Step[], cr
 
 /** Rolls back after a failure and returns the error to report; keeps the journal when rollback cannot finish. */
 async function abandon(context: WorkspaceContext, journal: Journal, file: string, cause: EngineError): Promise<EngineError> {
+  let conflicts: readonly string[];
   try {
-    const report = await rollBack(context, journal);
-    if (report.conflicts.length === 0) {
-      await context.journals.remove(file);
-      return cause;
-    }
-    await context.journals.setAside(file);
-    const message = `${cause.message} Rolled back, except ${report.conflicts.join(', ')}, which changed meanwhile and were left as found.`;
-    return engineError(cause.code, message, { path: cause.path });
+    ({ conflicts } = await rollBack(context, journal));
   } catch (error) {
     await context.journals.orphan(file).catch(() => undefined);
     const message = `${cause.message} Rolling back also failed (${toEngineError(error).message}); it will finish when the workspace is next opened.`;
     return engineError('io_error', message, { path: cause.path });
   }
+  // A journal that cannot be dropped now finds the tree at its pre-image on the next open, and is dropped then.
+  await (conflicts.length === 0 ? context.journals.remove(file) : context.journals.setAside(file)).catch(() => undefined);
+  if (conflicts.length === 0) return cause;
+  const message = `${cause.message} Rolled back, except ${conflicts.join(', ')}, which changed meanwhile and were left as found.`;
+  return engineError(cause.code, message, { path: cause.path });
 }
 
 /**
- * The post-image is durable, so the commit stands even if its journal cannot be removed (an
- * unusable state dir); recovery would then undo it on the next open, and report that.
+ * The end of the commit: once the journal is gone (and its directory fsynced) no recovery can
+ * undo the commit, so only then may it be reported applied. Failing here rolls it back.
  */
 async function dropJournal(context: WorkspaceContext, file: string): Promise<void> {
-  await context.journals.remove(file).catch(() => undefined);
+  await context.journals.remove(file).catch((error: unknown) => {
+    throw new CommitStepError(journalFailure(error, 'drop'));
+  });
 }
 
-function journalFailure(error: unknown): EngineError {
+function journalFailure(error: unknown, action = 'write'): EngineError {
   const code = error instanceof Error && 'code' in error ? String(error.code) : String(error);
-  return engineError('io_error', `Could not write the commit journal: ${code}.`);
+  return engineError('io_error', `Could not ${action} the commit journal: ${code}.`);
 }
 
 function toEngineError(error: unknown): EngineError {

@@ -2,9 +2,9 @@
  * The per-workspace trash, outside the tree: a deleted (or moved-away) file goes to
  * `<stateDir>/trash/<transactionId>/<workspace-relative path>`, where undo can find it.
  */
-import { renameSync } from 'node:fs';
 import { mkdir, rmdir } from 'node:fs/promises';
 import path from 'node:path';
+import type { DiskCalls } from './diskCalls.ts';
 import { writeDurably, removeIfPresent } from './durable.ts';
 import { hasErrorCode } from './ioErrors.ts';
 
@@ -26,15 +26,15 @@ export async function prepareTrashSlot(trashPath: string): Promise<void> {
  * state dir) a rename is impossible, so the pre-image is written there and the original unlinked.
  */
 export async function moveToTrash(
-  absolute: string, trashPath: string, preImage: Uint8Array, rename: (from: string, to: string) => void = renameSync,
+  absolute: string, trashPath: string, preImage: Uint8Array, rename: (from: string, to: string) => void, disk: DiskCalls,
 ): Promise<void> {
   try {
     rename(absolute, trashPath);
   } catch (error) {
     if (!hasErrorCode(error, 'EXDEV')) throw error;
-    await removeIfPresent(trashPath);
-    await writeDurably(trashPath, preImage);
-    await removeIfPresent(absolute);
+    await removeIfPresent(trashPath, disk);
+    await writeDurably(trashPath, preImage, undefined, disk);
+    await removeIfPresent(absolute, disk);
   }
 }
 

@@ -20,6 +20,7 @@ import { ContentCache, DEFAULT_CACHE_OPTIONS, type ContentCacheOptions } from '.
 import { ChangeMonitor, type ChangeListener } from './changes.ts';
 import { commitPlan, type CommitOptions, type CommitOutcome } from './commit.ts';
 import type { CommitHooks, WorkspaceContext } from './context.ts';
+import { nodeDiskCalls, type DiskCalls } from './diskCalls.ts';
 import { DirectorySyncer } from './durable.ts';
 import { decodeUtf8Text, sha256Hex, toSnapshot, versionFromSha256, type DiskEntry } from './files.ts';
 import { PathGuard } from './guard.ts';
@@ -27,7 +28,7 @@ import { JournalStore } from './journal.ts';
 import { LockTable, type LockLease } from './locks.ts';
 import { existingFiles } from './probe.ts';
 import { CachedReader } from './reads.ts';
-import { recoverAbandonedJournals, type RollbackReport } from './recovery.ts';
+import { recoverAbandonedJournals, type RecoveryReport } from './recovery.ts';
 import { prepareStateDir, resolveRoot } from './stateDir.ts';
 import { DEFAULT_MAX_WATCHED_PATHS } from './watcher.ts';
 
@@ -37,7 +38,7 @@ export type { CommitOptions, CommitOutcome } from './commit.ts';
 export type { CommitHooks } from './context.ts';
 export type { FileChange } from './changes.ts';
 export type { LockLease } from './locks.ts';
-export type { RollbackReport } from './recovery.ts';
+export type { RecoveryReport } from './recovery.ts';
 
 export interface WorkspaceOptions {
   /** Allow paths with a `.git` component. Off by default. */
@@ -46,6 +47,8 @@ export interface WorkspaceOptions {
   readonly stateDir?: string | undefined;
   /** Fault injection for tests. */
   readonly hooks?: CommitHooks;
+  /** The system calls of durable writes; tests record or fail them (see `diskCalls.ts`). */
+  readonly disk?: DiskCalls;
   readonly cache?: ContentCacheOptions;
   /** Most files watched at once (each costs an inotify watch). */
   readonly maxWatchedPaths?: number;
@@ -78,7 +81,7 @@ export class Workspace {
   readonly root: string;
   readonly stateDir: string;
   /** Commits a killed daemon left half-done, rolled back to their pre-image by `open`. */
-  readonly recovered: readonly RollbackReport[];
+  readonly recovered: readonly RecoveryReport[];
   readonly #context: WorkspaceContext;
   readonly #locks = new LockTable();
   readonly #cache: ContentCache;
@@ -87,7 +90,7 @@ export class Workspace {
   readonly #inFlight = new Set<Promise<CommitOutcome>>();
   #closed = false;
 
-  private constructor(context: WorkspaceContext, recovered: readonly RollbackReport[], options: WorkspaceOptions) {
+  private constructor(context: WorkspaceContext, recovered: readonly RecoveryReport[], options: WorkspaceOptions) {
     this.root = context.root;
     this.stateDir = context.stateDir;
     this.recovered = recovered;
@@ -109,11 +112,12 @@ export class Workspace {
   static async open(root: string, options: WorkspaceOptions = {}): Promise<Workspace> {
     const realRoot = await resolveRoot(root);
     const stateDir = await prepareStateDir(realRoot, options.stateDir);
-    const syncer = new DirectorySyncer();
-    const journals = new JournalStore(stateDir, syncer);
+    const disk = options.disk ?? nodeDiskCalls;
+    const syncer = new DirectorySyncer(disk);
+    const journals = new JournalStore(stateDir, syncer, disk);
     await journals.prepare();
     const guard = new PathGuard(realRoot, { allowGitDir: options.allowGitDir });
-    const context: WorkspaceContext = { root: realRoot, stateDir, guard, syncer, journals, hooks: options.hooks ?? {} };
+    const context: WorkspaceContext = { root: realRoot, stateDir, guard, syncer, journals, disk, hooks: options.hooks ?? {} };
     return new Workspace(context, await recoverAbandonedJournals(context), options);
   }
 

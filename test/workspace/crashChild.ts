@@ -1,18 +1,40 @@
 /**
- * Run by recovery.test.ts as a separate process: commits a five-file plan and SIGKILLs itself
- * right before rename number `killAt`, leaving a half-applied tree and its journal behind.
- * argv: <root> <stateDir> <killAt> [single]   (`single`: a one-file plan instead)
+ * Run by recovery.test.ts as a separate process that SIGKILLs itself at a precise instant,
+ * leaving whatever a killed daemon would leave behind.
+ * argv: <root> <stateDir> <when> [single]
+ *   when = rename:<n>   commit the five-file plan (`single`: a one-file plan), die right before rename n
+ *          drop         commit the five-file plan, die right before its journal is dropped (after the last rename)
+ *          restore:<n>  only open the workspace (recovering what an earlier child left), die before the restore rename n
  */
-import { Workspace } from '../../daemon/workspace/workspace.ts';
+import type { DiskCalls } from '../../daemon/workspace/diskCalls.ts';
+import { nodeDiskCalls } from '../../daemon/workspace/diskCalls.ts';
+import { Workspace, type WorkspaceOptions } from '../../daemon/workspace/workspace.ts';
 import { CRASH_PLAN, planOf, snapshotAndCommit, updateFile } from './fixtures.ts';
 
-const [root, stateDir, killAt, variant] = process.argv.slice(2);
-if (root === undefined || stateDir === undefined || killAt === undefined) throw new Error('usage: crashChild <root> <stateDir> <killAt>');
+const [root, stateDir, when, variant] = process.argv.slice(2);
+if (root === undefined || stateDir === undefined || when === undefined) throw new Error('usage: crashChild <root> <stateDir> <when> [single]');
+const [point, count] = when.split(':');
+const die = (): never => {
+  process.kill(process.pid, 'SIGKILL');
+  throw new Error('unreachable');
+};
 
-const workspace = await Workspace.open(root, {
+/** The disk calls of a daemon that dies at the chosen call. */
+function dyingDisk(): DiskCalls {
+  let restores = 0;
+  return {
+    ...nodeDiskCalls,
+    unlink: async (file) => (point === 'drop' && file.endsWith('.journal') ? die() : nodeDiskCalls.unlink(file)),
+    rename: async (from, to) => (point === 'restore' && restores++ === Number(count) ? die() : nodeDiskCalls.rename(from, to)),
+  };
+}
+
+const options: WorkspaceOptions = {
   stateDir,
-  hooks: { beforeRename: (index) => { if (index === Number(killAt)) process.kill(process.pid, 'SIGKILL'); } },
-});
-await snapshotAndCommit(workspace, variant === 'single' ? planOf(updateFile('two.txt', 'only\n')) : CRASH_PLAN);
-process.stderr.write('crashChild: the commit finished without being killed\n');
+  disk: dyingDisk(),
+  hooks: { beforeRename: (index) => (point === 'rename' && index === Number(count) ? die() : undefined) },
+};
+const workspace = await Workspace.open(root, options);
+if (point !== 'restore') await snapshotAndCommit(workspace, variant === 'single' ? planOf(updateFile('two.txt', 'only\n')) : CRASH_PLAN);
+process.stderr.write(`crashChild: finished without being killed at ${when}\n`);
 process.exit(3);

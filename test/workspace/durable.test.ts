@@ -4,8 +4,9 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'node:test';
+import { nodeDiskCalls, type DiskCalls } from '../../daemon/workspace/diskCalls.ts';
 import { DirectorySyncer, isTempName, tempPathFor } from '../../daemon/workspace/durable.ts';
-import { deleteFile, planOf, snapshotAndCommit, withSandbox } from './fixtures.ts';
+import { deleteFile, planOf, snapshotAndCommit, updateFile, withSandbox } from './fixtures.ts';
 
 test('concurrent directory fsyncs share runs and all settle; failures reach every waiter', async () => {
   await withSandbox({}, async ({ root }) => {
@@ -46,4 +47,54 @@ test('a delete reaches a trash on another filesystem by copy', { skip: !shmIsOth
   } finally {
     await rm(state, { recursive: true, force: true });
   }
+});
+
+/** Disk calls that record, in order, every fsync (by path), rename and unlink a workspace makes. */
+function recordingDisk(): { disk: DiskCalls; calls: string[] } {
+  const calls: string[] = [];
+  const disk: DiskCalls = {
+    open: async (file, flags, mode) => {
+      const handle = await nodeDiskCalls.open(file, flags, mode);
+      return new Proxy(handle, {
+        get(target, key) {
+          if (key === 'sync') return async () => { await target.sync(); calls.push(`fsync ${file}`); };
+          const value: unknown = Reflect.get(target, key);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+    },
+    rename: async (from, to) => { await nodeDiskCalls.rename(from, to); calls.push(`rename ${from} ${to}`); },
+    renameSync: (from, to) => { nodeDiskCalls.renameSync(from, to); calls.push(`rename ${from} ${to}`); },
+    unlink: async (file) => { await nodeDiskCalls.unlink(file); calls.push(`unlink ${file}`); },
+  };
+  return { disk, calls };
+}
+
+test('a commit fsyncs each staged file and the journal before renaming, and the directories before dropping the journal', async () => {
+  await withSandbox({ 'a.txt': 'a\n', 'd/b.txt': 'b\n' }, async (sandbox) => {
+    const { disk, calls } = recordingDisk();
+    const workspace = await sandbox.open({ disk });
+    calls.length = 0;
+    const outcome = await snapshotAndCommit(workspace, planOf(updateFile('a.txt', 'A\n'), updateFile('d/b.txt', 'B\n')));
+    assert.equal(outcome.status, 'applied');
+    await workspace.close();
+    const at = (pattern: RegExp) => calls.findIndex((call) => pattern.test(call));
+    const renames = calls.filter((call) => call.startsWith('rename '));
+    assert.equal(renames.length, 2);
+    for (const rename of renames) {
+      const temp = rename.split(' ')[1]!;
+      const synced = calls.indexOf(`fsync ${temp}`);
+      assert.ok(synced >= 0 && synced < calls.indexOf(rename), `${temp} must be fsynced before it is renamed: ${calls.join('\n')}`);
+    }
+    const firstRename = calls.indexOf(renames[0]!);
+    const journalSynced = at(/^fsync .*\.journal$/);
+    assert.ok(journalSynced >= 0 && journalSynced < firstRename, 'the journal is fsynced before the first rename');
+    const dropped = at(/^unlink .*\.journal$/);
+    const lastRename = calls.indexOf(renames[1]!);
+    for (const directory of [sandbox.root, path.join(sandbox.root, 'd')]) {
+      const synced = calls.indexOf(`fsync ${directory}`, lastRename);
+      assert.ok(synced > lastRename && synced < dropped, `${directory} is fsynced after the renames, before the journal is dropped`);
+    }
+    assert.ok(calls.lastIndexOf(`fsync ${path.join(sandbox.state, 'journal')}`) > dropped, 'the journal drop is made durable');
+  });
 });

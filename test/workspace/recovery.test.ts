@@ -4,15 +4,17 @@ import { readdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { nodeDiskCalls } from '../../daemon/workspace/diskCalls.ts';
 import { decodeJournal, encodeJournal } from '../../daemon/workspace/journal.ts';
-import { CRASH_TREE, encode, listTree, withSandbox, type Sandbox } from './fixtures.ts';
+import { CRASH_PLAN, CRASH_TREE, encode, listTree, snapshotAndCommit, withSandbox, type Sandbox } from './fixtures.ts';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const crashChild = fileURLToPath(new URL('./crashChild.ts', import.meta.url));
 
-/** Runs crashChild in its own process; it SIGKILLs itself before rename `killAt`. */
-function commitAndDie(sandbox: Sandbox, killAt: number, variant = 'five'): void {
-  const args = ['--import', 'tsx', crashChild, sandbox.root, sandbox.state, String(killAt), variant];
+/** Runs crashChild in its own process; it SIGKILLs itself at `when` (a rename index, or a point named in crashChild.ts). */
+function commitAndDie(sandbox: Sandbox, when: number | string, variant = 'five'): void {
+  const point = typeof when === 'number' ? `rename:${when}` : when;
+  const args = ['--import', 'tsx', crashChild, sandbox.root, sandbox.state, point, variant];
   const child = spawnSync(process.execPath, args, { cwd: repoRoot, encoding: 'utf8' });
   assert.equal(child.signal, 'SIGKILL', child.stderr);
 }
@@ -32,9 +34,74 @@ for (const killAt of [0, 2, 4]) {
       const workspace = await sandbox.open();
       assert.deepEqual(await listTree(sandbox.root), before);
       assert.equal(workspace.recovered.length, 1);
-      assert.equal(workspace.recovered[0]?.restored.length, killAt);
+      assert.equal(workspace.recovered[0]?.paths.length, killAt);
       assert.deepEqual(workspace.recovered[0]?.conflicts, []);
       assert.deepEqual(await readdir(journalDir(sandbox)), []);
+      await workspace.close();
+    });
+  });
+}
+
+/** What the five-file crash plan leaves when it is done. */
+const CRASH_POST_IMAGE = {
+  a: 'dir', 'a/one.txt': 'file:1\n', b: 'dir', 'b/c': 'dir', 'b/c/five.txt': 'file:5\n', 'keep.txt': 'file:untouched\n', 'three.txt': 'file:3\n', 'two.txt': 'file:2\n',
+};
+
+test('a daemon killed after its last rename but before dropping the journal is rolled forward, and that is reported', async () => {
+  await withSandbox(CRASH_TREE, async (sandbox) => {
+    commitAndDie(sandbox, 'drop');
+    assert.equal((await readdir(journalDir(sandbox))).length, 1);
+    assert.deepEqual(await listTree(sandbox.root), CRASH_POST_IMAGE);
+    const workspace = await sandbox.open();
+    assert.deepEqual(await listTree(sandbox.root), CRASH_POST_IMAGE);
+    assert.deepEqual(workspace.recovered.map(({ outcome, paths, conflicts }) => ({ outcome, paths, conflicts })), [
+      { outcome: 'rolled_forward', paths: ['a/one.txt', 'two.txt', 'three.txt', 'four.txt', 'b/c/five.txt'], conflicts: [] },
+    ]);
+    assert.deepEqual(await readdir(journalDir(sandbox)), []);
+    assert.deepEqual(await readdir(path.join(sandbox.state, 'trash', workspace.recovered[0]!.transactionId)), ['four.txt'], 'the deleted file stays in the trash');
+    await workspace.close();
+  });
+});
+
+test('a commit whose journal cannot be dropped is rolled back and reported failed, never applied and undone later', async () => {
+  await withSandbox(CRASH_TREE, async (sandbox) => {
+    const before = await listTree(sandbox.root);
+    const failingDrop = { ...nodeDiskCalls, unlink: async (file: string) => {
+      if (file.endsWith('.journal')) throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
+      await nodeDiskCalls.unlink(file);
+    } };
+    const workspace = await sandbox.open({ disk: failingDrop });
+    const outcome = await snapshotAndCommit(workspace, CRASH_PLAN);
+    assert.equal(outcome.status, 'rejected');
+    assert.ok(outcome.status === 'rejected');
+    assert.equal(outcome.error.code, 'io_error');
+    assert.match(outcome.error.message, /drop the commit journal: EIO/);
+    assert.deepEqual(await listTree(sandbox.root), before);
+    await workspace.close();
+    // The journal stayed (the state dir refused to drop it); once its owner is gone, the next open finds nothing to undo.
+    const [name] = await readdir(journalDir(sandbox));
+    assert.ok(name !== undefined);
+    await rename(path.join(journalDir(sandbox), name), path.join(journalDir(sandbox), `${deadPid()}-0000-${name.split('-').slice(2).join('-')}`));
+    const reopened = await sandbox.open();
+    assert.deepEqual(reopened.recovered.map(({ outcome: done, paths }) => ({ done, paths })), [{ done: 'rolled_back', paths: [] }]);
+    assert.deepEqual(await listTree(sandbox.root), before);
+    await reopened.close();
+  });
+});
+
+for (const restoreAt of [0, 1, 2]) {
+  test(`a recovery killed before restore ${restoreAt} leaves nothing the next recovery does not clear`, async () => {
+    await withSandbox(CRASH_TREE, async (sandbox) => {
+      const before = await listTree(sandbox.root);
+      const temps = async () => Object.keys(await listTree(sandbox.root)).filter((name) => name.endsWith('.patchd.tmp'));
+      commitAndDie(sandbox, 4);
+      const commitTemps = await temps();
+      commitAndDie(sandbox, `restore:${restoreAt}`);
+      assert.equal((await temps()).filter((name) => !commitTemps.includes(name)).length, 1, 'the killed recovery should leave its restore temp');
+      const workspace = await sandbox.open();
+      assert.deepEqual(await listTree(sandbox.root), before);
+      assert.deepEqual(await readdir(journalDir(sandbox)), []);
+      assert.equal(workspace.recovered[0]?.outcome, 'rolled_back');
       await workspace.close();
     });
   });
@@ -59,7 +126,7 @@ test('recovery leaves a file someone changed after the crash alone, reports it, 
     commitAndDie(sandbox, 2);
     await writeFile(path.join(sandbox.root, 'two.txt'), 'edited after the crash\n');
     const workspace = await sandbox.open();
-    assert.deepEqual(workspace.recovered[0]?.restored, ['a/one.txt']);
+    assert.deepEqual(workspace.recovered[0]?.paths, ['a/one.txt']);
     assert.deepEqual(workspace.recovered[0]?.conflicts, ['two.txt']);
     assert.deepEqual(await listTree(sandbox.root), {
       'four.txt': 'file:four\n', 'keep.txt': 'file:untouched\n', 'three.txt': 'file:three\n', 'two.txt': 'file:edited after the crash\n',
