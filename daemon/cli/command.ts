@@ -6,6 +6,8 @@ export async function runCommand(command: string | undefined, args: readonly str
   switch (command) {
     case 'apply':
       return runApply(args);
+    case 'mcp':
+      return (await import('../mcp/command.ts')).runMcp(args);
     case undefined:
     case 'help':
     case '--help':

@@ -5,6 +5,7 @@ import { packageInfo } from '../server/packageInfo.ts';
 export const USAGE = `usage: patchd apply [PATCHFILE|-] [-C DIR] [--format F] [--dry-run] [--exact] [--json]
        patchd apply --batch PATH… [-C DIR] [--concurrency N] [--format F] [--dry-run] [--exact] [--json]
        patchd serve [--socket PATH] [--task-timeout-ms N] [--state-dir DIR]
+       patchd mcp [-C DIR] [--task-timeout-ms N] [--state-dir DIR]
        patchd --help | --version`;
 
 export function helpText(): string {

@@ -1,0 +1,81 @@
+/**
+ * The MCP tools over one open workspace, through the same typed client every other caller uses:
+ * `apply_patch` and `read_file`. Each result carries text for a model and, as
+ * `structuredContent`, the wire result (the Receipt, the file); a result that did not do what
+ * was asked has `isError: true`.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { RpcError, type Workspace } from '../../client/index.ts';
+import { ERROR_HINTS, ErrorCodeSchema, ReadFileParamsSchema, ReadFileResultSchema, ReceiptSchema, type Receipt } from '../../protocol/index.ts';
+import { ApplyPatchToolInput } from '../../protocol/tools/index.ts';
+import { errorLines, receiptText } from './text.ts';
+import { openObject } from './openSchema.ts';
+
+const APPLY_PATCH_DESCRIPTION = [
+  'Apply a patch to files in the workspace, atomically: every file changes or none does.',
+  'Prefer a unified diff (`--- a/path`, `+++ b/path`, `@@ -l,n +l,n @@` hunks with about three lines of context);',
+  'the `*** Begin Patch` envelope, SEARCH/REPLACE blocks and `apply_patch <<EOF` commands are accepted too.',
+  'Line numbers are hints: context decides where a hunk goes. On rejection nothing is written and the result gives',
+  'the error code, a hint and the nearest text in the file: re-read it and send a corrected patch.',
+].join(' ');
+
+const ApplyPatchInput = z.object({
+  ...ApplyPatchToolInput.shape,
+  dry_run: z.boolean().optional().describe('Check the patch and show what it would change, writing nothing.'),
+});
+
+const ReadFileInput = ReadFileParamsSchema.pick({ path: true });
+
+export interface McpServerInfo {
+  readonly name: string;
+  readonly version: string;
+}
+
+export function createMcpServer(workspace: Workspace, info: McpServerInfo): McpServer {
+  const server = new McpServer(info, {
+    instructions: `Edits files under ${workspace.root} with apply_patch (a unified diff); read_file shows a file's current text.`,
+  });
+
+  server.registerTool('apply_patch', {
+    title: 'Apply a patch',
+    description: APPLY_PATCH_DESCRIPTION,
+    inputSchema: ApplyPatchInput.shape,
+    outputSchema: openObject(ReceiptSchema),
+    annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  }, async ({ patch, dry_run: dryRun }) => receiptResult(await workspace.apply(patch, { dryRun: dryRun === true })));
+
+  server.registerTool('read_file', {
+    title: 'Read a file',
+    description: 'Read a text file of the workspace (a path relative to its root): its content and sha256.',
+    inputSchema: ReadFileInput.shape,
+    outputSchema: openObject(ReadFileResultSchema),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  }, async ({ path }) => {
+    try {
+      const file = await workspace.read(path);
+      return { content: [{ type: 'text', text: file.content }], structuredContent: file };
+    } catch (error) {
+      return rpcErrorResult(error);
+    }
+  });
+
+  return server;
+}
+
+function receiptResult(receipt: Receipt): CallToolResult {
+  return {
+    content: [{ type: 'text', text: receiptText(receipt) }],
+    structuredContent: receipt,
+    ...(receipt.status === 'rejected' || receipt.status === 'partial' ? { isError: true } : {}),
+  };
+}
+
+/** A `file/read` refusal (`not_found`, `path_escape`, …) as a model-readable error; anything else is the SDK's to report. */
+function rpcErrorResult(error: unknown): CallToolResult {
+  const code = ErrorCodeSchema.safeParse(error instanceof RpcError ? error.data?.code : undefined);
+  if (!(error instanceof RpcError) || !code.success) throw error;
+  const text = errorLines({ code: code.data, message: error.message, hint: error.data?.hint ?? ERROR_HINTS[code.data] }).join('\n');
+  return { content: [{ type: 'text', text: `${text}\n` }], isError: true };
+}

@@ -1,0 +1,169 @@
+/**
+ * `patchd mcp`: the real command spawned by the MCP SDK's own client over stdio, and once raw
+ * to check that stdout carries MCP frames only and that the server exits when stdin closes.
+ */
+import '../helpers/testState.ts';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ERROR_HINTS, ReadFileResultSchema, ReceiptSchema } from '../../protocol/index.ts';
+import { createTempTree, type TempTree } from '../helpers/tempTree.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/patchd.js', import.meta.url));
+
+const FILES = {
+  'greet.txt': 'hello\nworld\n',
+  'codex.txt': 'alpha\nbeta\ngamma\n',
+  'sr.txt': 'one\ntwo\nthree\n',
+  'pkg/shell.txt': 'left\nright\n',
+  'nearest.txt': 'function area(r) {\n  return 3.14 * r * r;\n}\n',
+};
+
+const DIALECTS: readonly (readonly [string, string, string, string])[] = [
+  ['unified', '--- a/greet.txt\n+++ b/greet.txt\n@@ -1,2 +1,2 @@\n hello\n-world\n+there\n', 'greet.txt', 'hello\nthere\n'],
+  ['codex', '*** Begin Patch\n*** Update File: codex.txt\n@@\n alpha\n-beta\n+BETA\n gamma\n*** End Patch\n', 'codex.txt', 'alpha\nBETA\ngamma\n'],
+  ['search-replace', 'sr.txt\n```\n<<<<<<< SEARCH\ntwo\n=======\nTWO\n>>>>>>> REPLACE\n```\n', 'sr.txt', 'one\nTWO\nthree\n'],
+  ['shell', "cd pkg && apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: shell.txt\n@@\n-right\n+RIGHT\n*** End Patch\nEOF\n", 'pkg/shell.txt', 'left\nRIGHT\n'],
+];
+
+function text(result: CallToolResult): string {
+  return result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+}
+
+function env(): Record<string, string> {
+  return Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
+
+describe('patchd mcp through the SDK client', () => {
+  let tree: TempTree;
+  let client: Client;
+  const transportErrors: Error[] = [];
+
+  before(async () => {
+    tree = createTempTree(FILES, { 'secret.txt': 'outside\n' });
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '-C', tree.root], env: env(), stderr: 'pipe' });
+    client = new Client({ name: 'patchd-test', version: '1.0.0' });
+    client.onerror = (error) => transportErrors.push(error);
+    await client.connect(transport);
+  });
+
+  after(async () => {
+    await client?.close();
+    tree?.[Symbol.dispose]();
+  });
+
+  const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+
+  test('lists apply_patch and read_file with input schemas from the protocol and open output schemas', async () => {
+    const { tools } = await client.listTools();
+    const byName = new Map(tools.map((tool) => [tool.name, tool]));
+    const applyPatch = byName.get('apply_patch');
+    assert.deepEqual(applyPatch?.inputSchema.required, ['patch']);
+    assert.deepEqual(Object.keys(applyPatch?.inputSchema.properties ?? {}).sort(), ['dry_run', 'patch']);
+    assert.deepEqual(byName.get('read_file')?.inputSchema.required, ['path']);
+    for (const tool of tools) {
+      assert.ok(tool.outputSchema !== undefined, `${tool.name} has an output schema`);
+      assert.notEqual((tool.outputSchema as { additionalProperties?: unknown }).additionalProperties, false, `${tool.name}'s output schema is open`);
+    }
+  });
+
+  for (const [dialect, patch, path, expected] of DIALECTS) {
+    test(`apply_patch applies a ${dialect} patch; structuredContent is the Receipt`, async () => {
+      const result = await call('apply_patch', { patch });
+      assert.notEqual(result.isError, true, text(result));
+      const receipt = ReceiptSchema.parse(result.structuredContent);
+      assert.equal(receipt.status, 'applied');
+      assert.equal(receipt.format, dialect);
+      assert.match(text(result), new RegExp(`^applied: 1 file changed \\(${dialect}\\)\\n  update ${path} \\(\\+1 -1\\)`));
+      assert.match(text(result), new RegExp(`transaction_id: ${receipt.transactionId}`));
+      assert.equal(tree.text(path), expected);
+    });
+  }
+
+  test('dry_run shows the diff and writes nothing', async () => {
+    const before = tree.fingerprint();
+    const result = await call('apply_patch', { patch: '--- a/sr.txt\n+++ b/sr.txt\n@@\n one\n-TWO\n+2\n', dry_run: true });
+    assert.equal(ReceiptSchema.parse(result.structuredContent).status, 'dry_run');
+    assert.match(text(result), /^dry run, nothing written: the patch would change 1 file/);
+    assert.match(text(result), /^-TWO\n\+2$/m);
+    assert.equal(tree.fingerprint(), before);
+  });
+
+  test('a patch whose context is not there comes back as a model-readable error: code, hint and nearest text verbatim', async () => {
+    const before = tree.fingerprint();
+    const result = await call('apply_patch', { patch: '--- a/nearest.txt\n+++ b/nearest.txt\n@@\n function area(radius) {\n-  return 3.14 * radius * radius;\n+  return Math.PI * radius * radius;\n }\n' });
+    assert.equal(result.isError, true);
+    const receipt = ReceiptSchema.parse(result.structuredContent);
+    assert.equal(receipt.error?.code, 'context_not_found');
+    const nearest = receipt.error?.nearest;
+    assert.ok(nearest !== undefined, 'the receipt names the nearest text');
+    assert.ok(text(result).includes('error: context_not_found in nearest.txt, hunk 1\n'), text(result));
+    assert.ok(text(result).includes(`hint: ${ERROR_HINTS.context_not_found}\n`));
+    assert.ok(text(result).includes(`nearest text (line ${nearest.line}, `) && text(result).includes(nearest.text), text(result));
+    assert.equal(tree.fingerprint(), before);
+  });
+
+  test('an escape is refused by apply_patch and read_file, and nothing outside changes', async () => {
+    const before = tree.fingerprint();
+    const patched = await call('apply_patch', { patch: '--- a/../outside/secret.txt\n+++ b/../outside/secret.txt\n@@\n-outside\n+pwned\n' });
+    assert.equal(patched.isError, true);
+    assert.equal(ReceiptSchema.parse(patched.structuredContent).error?.code, 'path_escape');
+    assert.match(text(patched), /^error: path_escape/m);
+    const read = await call('read_file', { path: '../outside/secret.txt' });
+    assert.equal(read.isError, true);
+    assert.match(text(read), new RegExp(`^error: path_escape\\n.*\\nhint: ${ERROR_HINTS.path_escape.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n$`));
+    assert.equal(tree.fingerprint(), before);
+  });
+
+  test('read_file returns the text, and {path, content, sha256} as structuredContent', async () => {
+    const result = await call('read_file', { path: 'nearest.txt' });
+    assert.notEqual(result.isError, true);
+    assert.equal(text(result), FILES['nearest.txt']);
+    const file = ReadFileResultSchema.parse(result.structuredContent);
+    assert.equal(file.path, 'nearest.txt');
+    assert.match(file.sha256, /^[0-9a-f]{64}$/);
+  });
+
+  test('an input that breaks the schema is a tool error, not a crash', async () => {
+    const result = await call('apply_patch', { dry_run: true });
+    assert.equal(result.isError, true);
+    assert.match(text(result), /patch/);
+    assert.equal((await call('read_file', { path: 'greet.txt' })).isError, undefined);
+  });
+
+  test('no frame the SDK could not read', () => {
+    assert.deepEqual(transportErrors, []);
+  });
+});
+
+test('raw: stdout carries only MCP frames, a request sent just before stdin closes is answered, and the server exits 0', async () => {
+  using tree = createTempTree({ 'a.txt': 'one\n' });
+  const child = spawn(process.execPath, [BIN, 'mcp', '-C', tree.root], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.resume();
+  const frames = [
+    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'apply_patch', arguments: { patch: '--- a/a.txt\n+++ b/a.txt\n@@\n-one\n+two\n' } } },
+  ];
+  child.stdin.end(frames.map((frame) => `${JSON.stringify(frame)}\n`).join(''));
+  // patchd mcp exits at most 2.5 s after stdin closes (DESIGN: within 3 s); 10 s here only stops a hung child.
+  const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+  clearTimeout(killer);
+  assert.deepEqual({ code, signal }, { code: 0, signal: null });
+
+  const lines = stdout.split('\n');
+  assert.equal(lines.pop(), '', 'stdout ends with a complete frame');
+  const messages = lines.map((line) => JSON.parse(line) as { jsonrpc: string; id?: number; result?: { structuredContent?: unknown } });
+  assert.ok(messages.every((message) => message.jsonrpc === '2.0'));
+  assert.deepEqual(messages.map((message) => message.id), [1, 2]);
+  assert.equal(ReceiptSchema.parse(messages[1]?.result?.structuredContent).status, 'applied');
+  assert.equal(tree.text('a.txt'), 'two\n');
+});
