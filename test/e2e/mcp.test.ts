@@ -141,18 +141,25 @@ describe('patchd mcp through the SDK client', () => {
   });
 });
 
-test('raw: stdout carries only MCP frames, a request sent just before stdin closes is answered, and the server exits 0', async () => {
+test('raw: stdout carries only MCP frames, a request sent as stdin closes is answered, and the server exits 0', async () => {
   using tree = createTempTree({ 'a.txt': 'one\n' });
   const child = spawn(process.execPath, [BIN, 'mcp', '-C', tree.root], { stdio: ['pipe', 'pipe', 'pipe'] });
-  let stdout = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr.resume();
-  const frames = [
-    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } },
-    { jsonrpc: '2.0', method: 'notifications/initialized' },
-    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'apply_patch', arguments: { patch: '--- a/a.txt\n+++ b/a.txt\n@@\n-one\n+two\n' } } },
-  ];
-  child.stdin.end(frames.map((frame) => `${JSON.stringify(frame)}\n`).join(''));
+  let stdout = '';
+  const answered = new Map<number, () => void>();
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+    for (const [id, resolve] of answered) if (stdout.includes(`"id":${id}}`) || stdout.includes(`"id":${id},`)) resolve();
+  });
+  const answer = (id: number) => new Promise<void>((resolve) => answered.set(id, resolve));
+  const send = (frame: object) => child.stdin.write(`${JSON.stringify(frame)}\n`);
+
+  send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  const patched = answer(2);
+  send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'apply_patch', arguments: { patch: '--- a/a.txt\n+++ b/a.txt\n@@\n-one\n+two\n' } } });
+  await patched;
+  child.stdin.end(`${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'read_file', arguments: { path: 'a.txt' } } })}\n`);
   // patchd mcp exits at most 2.5 s after stdin closes (DESIGN: within 3 s); 10 s here only stops a hung child.
   const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
   const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
@@ -163,7 +170,7 @@ test('raw: stdout carries only MCP frames, a request sent just before stdin clos
   assert.equal(lines.pop(), '', 'stdout ends with a complete frame');
   const messages = lines.map((line) => JSON.parse(line) as { jsonrpc: string; id?: number; result?: { structuredContent?: unknown } });
   assert.ok(messages.every((message) => message.jsonrpc === '2.0'));
-  assert.deepEqual(messages.map((message) => message.id), [1, 2]);
+  assert.deepEqual(messages.map((message) => message.id), [1, 2, 3]);
   assert.equal(ReceiptSchema.parse(messages[1]?.result?.structuredContent).status, 'applied');
-  assert.equal(tree.text('a.txt'), 'two\n');
+  assert.equal(ReadFileResultSchema.parse(messages[2]?.result?.structuredContent).content, 'two\n');
 });
