@@ -8,7 +8,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { PatchClient } from '../../client/index.ts';
+import { PatchClient, type Workspace } from '../../client/index.ts';
 import { createRegistry, resolveStateRoot, resolveTaskTimeoutMs } from '../cli/runtime.ts';
 import { serveConnection } from '../server/connection.ts';
 import { createLogger, describeError } from '../server/logger.ts';
@@ -61,7 +61,7 @@ export async function runMcp(args: readonly string[]): Promise<number> {
   const stdinClosed = new Promise<void>((resolve) => {
     process.stdin.once('end', resolve).once('close', resolve);
   });
-  let workspace;
+  let workspace: Workspace;
   try {
     workspace = await client.openWorkspace(parsed.root);
   } catch (error) {

@@ -93,7 +93,7 @@ describe('the packed package', () => {
     assert.equal(result.status, 0, result.stdout + result.stderr);
   });
 
-  test('npx patchd --version and npx patchd apply run the installed compiled command', () => {
+  test('npx patchd --version, npx patchd apply and npx patchd mcp --help run the installed compiled command', () => {
     const { version } = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string };
     const versionRun = run('npx', ['--no-install', 'patchd', '--version'], packed.consumer);
     assert.equal(versionRun.status, 0, versionRun.stderr);
@@ -105,6 +105,10 @@ describe('the packed package', () => {
     assert.equal(applyRun.status, 0, applyRun.stderr);
     assert.equal((JSON.parse(applyRun.stdout) as { status: string }).status, 'applied');
     assert.equal(readFileSync(join(root, 'hello.txt'), 'utf8'), 'hello\npatchd\n');
+
+    const mcpHelp = run('npx', ['--no-install', 'patchd', 'mcp', '--help'], packed.consumer);
+    assert.equal(mcpHelp.status, 0, mcpHelp.stderr);
+    assert.match(mcpHelp.stdout, /^usage: patchd mcp \[-C DIR\]/);
   });
 
   test('in a checkout, bin/patchd.js runs the sources even when a dist/ build is there (never a stale one)', () => {
