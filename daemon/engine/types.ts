@@ -36,7 +36,7 @@ export interface PatchInput {
   readonly strip?: number | undefined;
   /**
    * Set by a caller that can look at the workspace: when the strip level of a unified diff depends
-   * on which files exist, parsing stops early and returns `pathProbe` instead of guessing.
+   * on which files exist, the result carries `pathProbe` (see there).
    */
   readonly probe?: boolean | undefined;
   /** The answer to a `pathProbe`: those of its paths that are files in the workspace. */
@@ -113,10 +113,12 @@ export interface ParsedPatch {
   /** Metadata lines accepted but never executed (`index …`, `new file mode 100755`, …). */
   readonly ignoredMetadata: readonly string[];
   /**
-   * Only with `PatchInput.probe`: the paths whose existence decides the strip level. Nothing else
-   * was parsed (`files` is empty); parse again with `existingPaths`.
+   * Only with `PatchInput.probe`: the paths whose existence decides the strip level. The patch was
+   * parsed as if none existed; that parse stands when every `probeExpects` path exists. Otherwise
+   * (or when `probeExpects` is absent and `files` empty) parse again with `existingPaths`.
    */
   readonly pathProbe?: readonly string[] | undefined;
+  readonly probeExpects?: readonly string[] | undefined;
   /** Set when the patch is a series of patches: `files` holds each part's files in turn; the same path may recur across parts. */
   readonly series?: readonly SeriesPart[] | undefined;
 }

@@ -17,7 +17,7 @@ import { FENCE, GIT_HEADER, isFileHeaderAt, lineAt, quoteLine, withoutCr, type L
 import { readFileHeaders, readPathArgument, resolveGitTarget, type FileHeaderPaths, type GitHeaders, type Target } from './unifiedPaths.ts';
 
 export interface UnifiedOptions extends StripOptions {
-  /** Return `pathProbe` (and nothing else) when the paths of sections without `diff --git` depend on which files exist. */
+  /** Add `pathProbe` when the paths of sections without `diff --git` depend on which files exist (see `ParsedPatch.pathProbe`). */
   readonly probe?: boolean | undefined;
   /** The patches of a series (mailbox), each from its 0-based first line on; a file may appear once per part. */
   readonly parts?: readonly { readonly start: number; readonly title: string }[] | undefined;
@@ -70,9 +70,14 @@ function parseAll(lines: readonly string[], options: UnifiedOptions): Result<Par
   const bare = state.sections.flatMap((section) => (section.bare ? [section.bare] : []));
   if (options.probe === true && options.existing === undefined) {
     const pathProbe = probeCandidates(bare, options.strip);
-    if (pathProbe.length > 0) return ok({ dialect: 'unified', files: [], diagnostics: [], ignoredMetadata: [], pathProbe });
+    if (pathProbe.length > 0) {
+      const guessed = buildFiles(state);
+      if (!guessed.ok) return ok({ dialect: 'unified', files: [], diagnostics: [], ignoredMetadata: [], pathProbe });
+      return ok({ ...guessed.value.parsed, pathProbe, probeExpects: guessed.value.expects });
+    }
   }
-  return buildFiles(state);
+  const built = buildFiles(state);
+  return built.ok ? ok(built.value.parsed) : built;
 }
 
 /** Handles the line at `state.index` outside any file section: a header starts one, anything else is text around the patch. */
@@ -164,12 +169,16 @@ function bareNames(paths: FileHeaderPaths, line: number, hunks: readonly ParsedH
 
 // ─── Resolving paths and building the file patches ──────────────────────────────────────────────
 
-/** Resolves every section's paths and builds its file patch, in patch order; a file may be named once per part. */
-function buildFiles(state: ParserState): Result<ParsedPatch> {
+/**
+ * Resolves every section's paths and builds its file patch, in patch order; a file may be named
+ * once per part. `expects`: the files bare sections edit or delete, which must exist.
+ */
+function buildFiles(state: ParserState): Result<{ parsed: ParsedPatch; expects: string[] }> {
   const parts = state.options.parts ?? [];
   const files: FilePatch[] = [];
   const series: SeriesPart[] = [];
   const found: Found[] = [];
+  const expects: string[] = [];
   let claimed = new Map<string, number>();
   let part = -1;
   for (const section of state.sections) {
@@ -180,6 +189,7 @@ function buildFiles(state: ParserState): Result<ParsedPatch> {
     }
     const target = targetOf(section, state.options, found);
     if (!target.ok) return target;
+    if (section.bare && target.value.oldPath !== null) expects.push(target.value.oldPath);
     const built = buildFilePatch(target.value, section.hunks);
     if (!built.ok) return built;
     if (built.value === null) continue;
@@ -191,7 +201,7 @@ function buildFiles(state: ParserState): Result<ParsedPatch> {
   }
   const diagnostics = [...state.diagnostics, ...stripDiagnostics(found)];
   const parsed: ParsedPatch = { dialect: 'unified', files, diagnostics, ignoredMetadata: state.ignoredMetadata };
-  return ok(series.length > 1 ? { ...parsed, series } : parsed);
+  return ok({ parsed: series.length > 1 ? { ...parsed, series } : parsed, expects });
 }
 
 /** A bare section whose level or file was worked out, for the diagnostics. */

@@ -1,7 +1,8 @@
 /**
  * Parsing a patch for a workspace (pool). A unified diff without `diff --git` headers names its
- * files at a strip level that depends on which files exist: the engine then asks (`pathProbe`),
- * the workspace answers, and the patch is parsed again with the answer.
+ * files at a strip level that depends on which files exist: the engine then asks (`pathProbe`)
+ * and the workspace answers. When the files the engine guessed exist, its parse stands;
+ * otherwise the patch is parsed again with the answer.
  */
 import type { PatchInput, Result } from '../engine/index.ts';
 import type { EnginePool } from '../pool/pool.ts';
@@ -16,8 +17,10 @@ export interface ParseContext {
 
 export async function parseForWorkspace(input: PatchInput, context: ParseContext): Promise<Result<ParseOutput>> {
   const first = await context.pool.parse({ ...input, probe: true }, context.signal);
-  const probe = first.ok ? first.value.parsed.pathProbe : undefined;
-  if (probe === undefined) return first;
-  const existingPaths = context.workspace.existingFiles(probe);
+  const parsed = first.ok ? first.value.parsed : undefined;
+  if (parsed?.pathProbe === undefined) return first;
+  const existingPaths = context.workspace.existingFiles(parsed.pathProbe);
+  const existing = new Set(existingPaths);
+  if (parsed.probeExpects?.every((path) => existing.has(path)) === true) return first;
   return context.pool.parse({ ...input, existingPaths }, context.signal);
 }

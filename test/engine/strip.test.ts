@@ -59,8 +59,11 @@ describe('strip level', () => {
   test('with a probe the engine asks which files exist, then finds the level where they do', () => {
     const patch = section('proj/src/f.txt', 'proj/src/f.txt');
     const first = parsed({ patch, probe: true });
-    assert.deepEqual(first.files, []);
+    assert.deepEqual(first.files.map((file) => file.path), ['proj/src/f.txt'], 'the guess: the names as written');
     assert.deepEqual(first.pathProbe, ['proj/src/f.txt', 'src/f.txt', 'f.txt']);
+    assert.deepEqual(first.probeExpects, ['proj/src/f.txt'], 'the guess stands only if this exists');
+    const differing = parsed({ patch: section('a.orig', 'a', STAMP, STAMP), probe: true });
+    assert.deepEqual([differing.files, differing.probeExpects, differing.pathProbe], [[], undefined, ['a.orig', 'a']], 'no guess: the names differ');
     assert.deepEqual(targets({ patch, existingPaths: ['src/f.txt'] }), ['update src/f.txt']);
     assert.deepEqual(targets({ patch, existingPaths: [] }), ['update proj/src/f.txt']);
     assert.deepEqual(targets({ patch, existingPaths: ['proj/src/f.txt', 'src/f.txt'] }), ['update proj/src/f.txt']);
