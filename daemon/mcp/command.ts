@@ -2,7 +2,7 @@
  * `patchd mcp [-C DIR]`: one workspace served as an MCP server over stdio. The daemon runs in
  * this process, reached through the client over an in-memory JSON-RPC pair; stdout carries MCP
  * frames only (everything else that writes there goes to stderr); the server exits 0 once
- * stdin closes.
+ * stdin closes (or on SIGINT/SIGTERM), after answering what it was asked, within 2.5 s.
  */
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -58,8 +58,9 @@ export async function runMcp(args: readonly string[]): Promise<number> {
   const session = serveConnection({ input: toDaemon, output: fromDaemon, registry, log, onExit: () => {} });
   const client = await PatchClient.connect(fromDaemon, toDaemon, { clientInfo: { name: 'patchd-mcp' } });
 
-  const stdinClosed = new Promise<void>((resolve) => {
-    process.stdin.once('end', resolve).once('close', resolve);
+  const stopRequested = new Promise<string>((resolve) => {
+    process.stdin.once('end', () => resolve('input closed')).once('close', () => resolve('input closed'));
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve(signal));
   });
   let workspace: Workspace;
   try {
@@ -76,8 +77,7 @@ export async function runMcp(args: readonly string[]): Promise<number> {
   const pending = trackPendingRequests(transport);
   log.info('mcp serving', { pid: process.pid, root: workspace.root });
 
-  await stdinClosed;
-  log.info('stopping', { reason: 'input closed' });
+  log.info('stopping', { reason: await stopRequested });
   setTimeout(() => process.exit(0), STOP_GRACE_MS).unref();
   try {
     await pending.answered();

@@ -174,3 +174,17 @@ test('raw: stdout carries only MCP frames, a request sent as stdin closes is ans
   assert.equal(ReceiptSchema.parse(messages[1]?.result?.structuredContent).status, 'applied');
   assert.equal(ReadFileResultSchema.parse(messages[2]?.result?.structuredContent).content, 'two\n');
 });
+
+test('raw: SIGTERM (how hosts stop a server) closes the workspace and exits 0', async () => {
+  using tree = createTempTree({ 'a.txt': 'one\n' });
+  const child = spawn(process.execPath, [BIN, 'mcp', '-C', tree.root], { stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stderr.resume();
+  const initialized = new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+  child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`);
+  await initialized;
+  child.kill('SIGTERM');
+  const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+  clearTimeout(killer);
+  assert.deepEqual({ code, signal }, { code: 0, signal: null });
+});
