@@ -1,7 +1,9 @@
 /**
  * Planning a series of patches (a mailbox of `git format-patch` mails) as one transaction:
  * patch N is planned against the files as patch N-1 left them, and the receipt gets one entry
- * per path with its net change from the files on disk to the files after the last patch.
+ * per path with its net change from the files on disk to the files after the last patch. Its
+ * hunk reports are those of every patch that touched the path, in order (each `line` counts in
+ * the file as the patches before it left it).
  */
 import { REFINED_CODES, reversedFilePatch } from './alreadyApplied.ts';
 import { engineError, type EngineError } from './errors.ts';

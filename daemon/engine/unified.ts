@@ -136,18 +136,18 @@ function parseGitSection(state: ParserState): EngineError | undefined {
   if (!headers.ok) return headers.error;
   const target = resolveGitTarget(headers.value, state.options.strip);
   if (!target.ok) return target.error;
-  return readSection(state, start, displayPath(target.value), (hunks) => ({ target: target.value, hunks, index: start }));
+  return readSection(state, displayPath(target.value), (hunks) => ({ target: target.value, hunks, index: start }));
 }
 
 function parseBareSection(state: ParserState): EngineError | undefined {
   const start = state.index;
   const paths = readFileHeaders(state);
   if (!paths.ok) return paths.error;
-  return readSection(state, start, provisionalName(paths.value), (hunks) => ({ bare: bareNames(paths.value, start + 1, hunks), hunks, index: start }));
+  return readSection(state, provisionalName(paths.value), (hunks) => ({ bare: bareNames(paths.value, start + 1, hunks), hunks, index: start }));
 }
 
 /** Reads a section's hunks and records it. */
-function readSection(state: ParserState, start: number, path: string, section: (hunks: ParsedHunk[]) => Section): EngineError | undefined {
+function readSection(state: ParserState, path: string, section: (hunks: ParsedHunk[]) => Section): EngineError | undefined {
   if (state.sections.length + 1 > LIMITS.maxFiles) return tooManyFiles(state.sections.length + 1);
   const hunks = parseHunks(state, path);
   if (!hunks.ok) return hunks.error;
