@@ -6,7 +6,7 @@
 import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { PatchClient } from '../../client/index.ts';
+import { PatchClient, RpcError } from '../../client/index.ts';
 import { commit, createScratch, diffTrees, git, gitRepo, readTree, run, workTree } from '../helpers/producers.ts';
 
 const OLD_TREE = {
@@ -60,6 +60,9 @@ describe('diff producers over the wire', () => {
     const forced = await workspace.apply(patch, { strip: 2 });
     assert.equal(forced.status, 'rejected');
     assert.equal(forced.error?.code, 'not_found', 'x.txt does not exist at -p2');
+    for (const strip of [-1, 1.5, 65]) {
+      await assert.rejects(workspace.apply(patch, { strip }), (error: unknown) => error instanceof RpcError && error.code === -32602, `strip ${strip}`);
+    }
     const receipt = await workspace.apply(patch, { strip: 1 });
     assert.equal(receipt.status, 'applied', JSON.stringify(receipt.error));
     assert.equal(Buffer.from(readTree(workspaceRoot).get('lib/x.txt')!).toString(), 'one\n2\n');
