@@ -16,6 +16,8 @@ export interface DaemonProcessOptions {
   readonly env?: NodeJS.ProcessEnv | undefined;
   /** Extra `patchd serve` arguments, e.g. `['--task-timeout-ms', '5000']`. */
   readonly serveArgs?: readonly string[] | undefined;
+  /** Node arguments that start the daemon up to `serve` (default: this package's `patchd serve`), e.g. a wrapper for tests. */
+  readonly daemonArgs?: readonly string[] | undefined;
   readonly stderr?: StderrMode | undefined;
 }
 
@@ -44,7 +46,7 @@ export class DaemonProcess {
   #stderrTail = '';
 
   constructor(options: DaemonProcessOptions = {}) {
-    this.child = spawn(process.execPath, [...daemonArgs(), ...(options.serveArgs ?? [])], {
+    this.child = spawn(process.execPath, [...(options.daemonArgs ?? daemonArgs()), ...(options.serveArgs ?? [])], {
       cwd: options.cwd,
       env: options.env ?? process.env,
       stdio: ['pipe', 'pipe', 'pipe'],

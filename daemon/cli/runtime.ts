@@ -27,15 +27,17 @@ export interface RuntimeOptions {
   readonly log: Logger;
   /** Each workspace keeps its journals and trash in `<stateRoot>/<hash of its root>`. */
   readonly stateRoot?: string | undefined;
+  /** The pool's worker module, when not the engine's own (see `EnginePool`). */
+  readonly workerFile?: string | undefined;
 }
 
-export function createRegistry({ taskTimeoutMs, log, stateRoot }: RuntimeOptions): WorkspaceRegistry {
+export function createRegistry({ taskTimeoutMs, log, stateRoot, workerFile }: RuntimeOptions): WorkspaceRegistry {
   return new WorkspaceRegistry({
     openWorkspace: (root) => Workspace.open(root, {
       stateDir: stateRoot === undefined ? undefined : stateDirFor(root, stateRoot),
       onError: (error) => log.warn('watcher error', describeError(error)),
     }),
-    createPool: () => new EnginePool({ taskTimeoutMs, onError: (error) => log.error('worker pool error', describeError(error)) }),
+    createPool: () => new EnginePool({ taskTimeoutMs, workerFile, onError: (error) => log.error('worker pool error', describeError(error)) }),
   });
 }
 

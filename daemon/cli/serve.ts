@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { serveConnection } from '../server/connection.ts';
 import { createLogger, describeError, type Logger } from '../server/logger.ts';
 import type { WorkspaceRegistry } from '../server/registry.ts';
-import { createRegistry, resolveStateRoot, resolveTaskTimeoutMs } from './runtime.ts';
+import { createRegistry, resolveStateRoot, resolveTaskTimeoutMs, type RuntimeOptions } from './runtime.ts';
 import { serveSocket } from './serveSocket.ts';
 import { stopOnce } from './stop.ts';
 
@@ -20,15 +20,18 @@ interface ServeCommand {
   readonly stateRoot: string | undefined;
 }
 
-/** Serves on stdin / `wire` (the private stdout handle from `claimStdout`), or on a socket. Resolves with an exit code when it cannot start. */
-export async function serve(args: readonly string[], wire: Writable): Promise<number | undefined> {
+/**
+ * Serves on stdin / `wire` (the private stdout handle from `claimStdout`), or on a socket.
+ * Resolves with an exit code when it cannot start. `runtime` is for embedders and tests (another pool worker).
+ */
+export async function serve(args: readonly string[], wire: Writable, runtime: Pick<RuntimeOptions, 'workerFile'> = {}): Promise<number | undefined> {
   const parsed = parseServeArgs(args);
   if (typeof parsed === 'string') {
     process.stderr.write(`patchd serve: ${parsed}\n${SERVE_USAGE}\n`);
     return 2;
   }
   const log = createLogger();
-  const registry = createRegistry({ taskTimeoutMs: parsed.taskTimeoutMs, log, stateRoot: parsed.stateRoot });
+  const registry = createRegistry({ ...runtime, taskTimeoutMs: parsed.taskTimeoutMs, log, stateRoot: parsed.stateRoot });
   // One client's bad luck must not end every client's session.
   process.on('unhandledRejection', (reason) => log.error('unhandled rejection', describeError(reason)));
   if (parsed.socket !== undefined) return serveSocket(parsed.socket, registry, log);

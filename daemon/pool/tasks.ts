@@ -22,3 +22,13 @@ export interface ParseOutput {
   /** The paths whose snapshots `plan` needs (`requiredPaths`). */
   readonly paths: readonly string[];
 }
+
+/**
+ * What the pool posts to a worker: the task, and a flag the worker raises the moment it starts
+ * running it, so the time limit counts the task's own work, not its wait in the queue or a
+ * thread's boot (see `taskClock.ts`).
+ */
+export interface TaskMessage {
+  readonly task: EngineTask;
+  readonly started: Int32Array;
+}

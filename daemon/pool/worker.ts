@@ -5,15 +5,16 @@
  */
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { parsePatch, planPatch, requiredPaths, type Plan, type PlannedFile, type Result } from '../engine/index.ts';
-import type { EngineTask, ParseOutput } from './tasks.ts';
-import { spinIfTestRunaway, spinIfTestRunawayFile } from './testHooks.ts';
+import { raiseStartFlag } from './taskClock.ts';
+import type { EngineTask, ParseOutput, TaskMessage } from './tasks.ts';
 
-export default function runEngineTask(task: EngineTask): unknown {
-  if (task.kind === 'parse') {
-    spinIfTestRunaway(task.input.patch);
-    return parseTask(task);
-  }
-  spinIfTestRunawayFile(task.files);
+export default function runEngineTask({ task, started }: TaskMessage): unknown {
+  raiseStartFlag(started);
+  return runTask(task);
+}
+
+export function runTask(task: EngineTask): unknown {
+  if (task.kind === 'parse') return parseTask(task);
   return transferPlan(planPatch(task.parsed, task.files, task.options));
 }
 

@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { DaemonExitedError, FORMATS, PatchClient, RpcError } from '../../client/index.ts';
 import { RawDaemon } from '../helpers/rawDaemon.ts';
+import { RUNAWAY_DAEMON } from '../helpers/runawayDaemon.ts';
+import { RUNAWAY_MARKER } from '../helpers/runawayWorker.ts';
 import { createTempTree } from '../helpers/tempTree.ts';
 
 describe('lifecycle', () => {
@@ -98,9 +100,9 @@ describe('lifecycle', () => {
 
   test('pending calls reject with DaemonExitedError the moment the daemon is killed', async () => {
     using tree = createTempTree({ 'a.txt': 'a\n' });
-    const client = await PatchClient.spawn({ env: { ...process.env, PATCHD_TEST_RUNAWAY: '1' } });
+    const client = await PatchClient.spawn({ daemonArgs: RUNAWAY_DAEMON });
     const workspace = await client.openWorkspace(tree.root);
-    const pending = workspace.apply('@@patchd-test-runaway@@\n');
+    const pending = workspace.apply(`${RUNAWAY_MARKER}\n`);
     const pid = client.pid;
     assert.ok(pid !== undefined);
     setTimeout(() => process.kill(pid, 'SIGKILL'), 200);

@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { RpcError, type FileChange, type Workspace } from '../../client/index.ts';
 import { daemonArgs } from '../../client/daemonProcess.ts';
-import { RUNAWAY_MARKER } from '../../daemon/pool/testHooks.ts';
+import { RUNAWAY_DAEMON } from '../helpers/runawayDaemon.ts';
+import { RUNAWAY_MARKER } from '../helpers/runawayWorker.ts';
 import { SocketDaemon } from '../helpers/socketDaemon.ts';
 import { createTempTree, sha256 } from '../helpers/tempTree.ts';
 
@@ -118,7 +119,7 @@ describe('a client that vanishes', () => {
 
   async function startRacing() {
     const tree = createTempTree({ 'locked.txt': 'free\n', 'spin.txt': `${RUNAWAY_MARKER}\nline\n` });
-    const daemon = await SocketDaemon.start({ env: { PATCHD_TEST_RUNAWAY: '1', PATCHD_LOG_LEVEL: 'debug' }, args: ['--task-timeout-ms', '60000'] });
+    const daemon = await SocketDaemon.start({ env: { PATCHD_LOG_LEVEL: 'debug' }, args: ['--task-timeout-ms', '60000'], entry: RUNAWAY_DAEMON });
     const alice = await daemon.connect();
     const bob = await daemon.connect();
     return { tree, daemon, alice, aliceWorkspace: await alice.openWorkspace(tree.root), bobWorkspace: await bob.openWorkspace(tree.root) };

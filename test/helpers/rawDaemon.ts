@@ -17,8 +17,9 @@ export class RawDaemon {
   readonly #reader = new FrameReader();
   #waiters: (() => void)[] = [];
 
-  constructor(env: NodeJS.ProcessEnv = {}) {
-    this.child = spawn(process.execPath, daemonArgs(), { stdio: 'pipe', env: { ...process.env, ...env } });
+  /** `args`: how to start the daemon up to `serve` (e.g. `RUNAWAY_DAEMON`). */
+  constructor(env: NodeJS.ProcessEnv = {}, args: readonly string[] = daemonArgs()) {
+    this.child = spawn(process.execPath, args, { stdio: 'pipe', env: { ...process.env, ...env } });
     this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({ code, signal })));
     this.child.stdout.on('data', (chunk: Buffer) => this.#onStdout(chunk));
     this.child.stderr.setEncoding('utf8').on('data', (text: string) => (this.stderr += text));

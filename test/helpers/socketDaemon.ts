@@ -22,18 +22,19 @@ export class SocketDaemon implements AsyncDisposable {
   readonly #dir: string;
   readonly #clients = new Set<PatchClient>();
 
-  private constructor(readonly socket: string, dir: string, env: NodeJS.ProcessEnv, extraArgs: readonly string[]) {
+  private constructor(readonly socket: string, dir: string, env: NodeJS.ProcessEnv, extraArgs: readonly string[], entry: readonly string[]) {
     this.#dir = dir;
-    const args = [...daemonArgs(), '--socket', socket, '--state-dir', join(dir, 'state'), ...extraArgs];
+    const args = [...entry, '--socket', socket, '--state-dir', join(dir, 'state'), ...extraArgs];
     this.child = spawn(process.execPath, args, { stdio: 'pipe', env: { ...process.env, ...env } });
     this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({ code, signal })));
     this.child.stderr.setEncoding('utf8').on('data', (text: string) => (this.stderr += text));
   }
 
   /** Starts a daemon on `socket` (default: a fresh path) and resolves once it listens. */
-  static async start(options: { env?: NodeJS.ProcessEnv; socket?: string; args?: readonly string[] } = {}): Promise<SocketDaemon> {
+  /** `entry`: how to start the daemon up to `serve` (e.g. `RUNAWAY_DAEMON`). */
+  static async start(options: { env?: NodeJS.ProcessEnv; socket?: string; args?: readonly string[]; entry?: readonly string[] } = {}): Promise<SocketDaemon> {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), 'patchd-sock-')));
-    const daemon = new SocketDaemon(options.socket ?? join(dir, 'patchd.sock'), dir, options.env ?? {}, options.args ?? []);
+    const daemon = new SocketDaemon(options.socket ?? join(dir, 'patchd.sock'), dir, options.env ?? {}, options.args ?? [], options.entry ?? daemonArgs());
     await daemon.#listening();
     return daemon;
   }

@@ -1,13 +1,12 @@
-/** The engine pool on real worker threads: results as data, the time limit, cancellation, shrinking to zero threads. */
+/** The engine pool on real worker threads: results as data, the time limit on running (not waiting), cancellation, one warm thread. */
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, test } from 'node:test';
 import { EnginePool, TaskCancelledError } from '../../daemon/pool/pool.ts';
-import { RUNAWAY_MARKER } from '../../daemon/pool/testHooks.ts';
+import { RUNAWAY_MARKER, RUNAWAY_WORKER } from '../helpers/runawayWorker.ts';
 
-process.env.PATCHD_TEST_RUNAWAY = '1';
 const errors: unknown[] = [];
-const pool = new EnginePool({ taskTimeoutMs: 1_000, idleTimeoutMs: 300, maxThreads: 2, onError: (error) => errors.push(error) });
+const pool = new EnginePool({ taskTimeoutMs: 2_000, idleTimeoutMs: 300, maxThreads: 2, workerFile: RUNAWAY_WORKER, onError: (error) => errors.push(error) });
 after(() => pool.close());
 
 const PATCH = '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n';
@@ -36,16 +35,27 @@ test('a runaway task becomes a timeout error and the pool keeps serving', async 
   assert.ok((await pool.parse({ patch: PATCH })).ok);
 });
 
+test('the time limit counts running, not waiting: tasks queued behind runaways still succeed', async () => {
+  // One thread, busy with a runaway for the whole limit: the patch queued behind it waits that long, then runs.
+  const single = new EnginePool({ taskTimeoutMs: 1_000, maxThreads: 1, workerFile: RUNAWAY_WORKER, onError: (error) => errors.push(error) });
+  try {
+    const [runaway, queued] = await Promise.all([single.parse({ patch: RUNAWAY_MARKER }), single.parse({ patch: PATCH })]);
+    assert.equal(runaway.ok ? 'ok' : runaway.error.code, 'timeout');
+    assert.ok(queued.ok, queued.ok ? '' : queued.error.message);
+  } finally {
+    await single.close();
+  }
+});
+
 test('the caller aborting is TaskCancelledError, not a timeout', async () => {
   await assert.rejects(pool.parse({ patch: RUNAWAY_MARKER }, AbortSignal.timeout(100)), TaskCancelledError);
   assert.ok((await pool.parse({ patch: PATCH })).ok);
 });
 
-test('an idle pool shrinks to zero threads', async () => {
-  await pool.parse({ patch: PATCH });
-  assert.ok(pool.threadCount > 0);
-  const deadline = Date.now() + 5_000;
-  while (pool.threadCount > 0 && Date.now() < deadline) await sleep(100);
-  assert.equal(pool.threadCount, 0);
+test('an idle pool shrinks to one warm thread', async () => {
+  await Promise.all([pool.parse({ patch: PATCH }), pool.parse({ patch: PATCH }), pool.parse({ patch: PATCH })]);
+  while (pool.threadCount > 1) await sleep(100);
+  await sleep(500);
+  assert.equal(pool.threadCount, 1);
   assert.deepEqual(errors, []);
 });
