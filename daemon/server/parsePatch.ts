@@ -19,8 +19,8 @@ export async function parseForWorkspace(input: PatchInput, context: ParseContext
   const first = await context.pool.parse({ ...input, probe: true }, context.signal);
   const parsed = first.ok ? first.value.parsed : undefined;
   if (parsed?.pathProbe === undefined) return first;
+  const expects = parsed.probeExpects;
+  if (expects !== undefined && context.workspace.existingFiles(expects).length === expects.length) return first;
   const existingPaths = context.workspace.existingFiles(parsed.pathProbe);
-  const existing = new Set(existingPaths);
-  if (parsed.probeExpects?.every((path) => existing.has(path)) === true) return first;
   return context.pool.parse({ ...input, existingPaths }, context.signal);
 }
