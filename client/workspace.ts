@@ -37,6 +37,8 @@ export interface ApplyOptions extends CallOptions {
   readonly fuzz?: 'default' | 'exact' | undefined;
   /** Leading path components to strip from unified diff paths (`patch -pN`); worked out when absent. */
   readonly strip?: number | undefined;
+  /** Apply the inverse of the patch (`git apply -R`); `not_reversible` when it does not show both sides. */
+  readonly reverse?: boolean | undefined;
   /** Pre-images: path → lowercase sha256, or `""` for "must not exist". Mismatch → `stale_file`. */
   readonly expectedSha256ByPath?: Readonly<Record<string, string>> | undefined;
   /** Pre-images as `read()` versions: path → version. Mismatch → `stale_file`. */
@@ -168,8 +170,8 @@ export class Workspace implements AsyncDisposable {
 
   #applyParams(patch: Change, options: ApplyOptions): ApplyParams {
     const input = typeof patch === 'string' ? { patch } : 'edits' in patch ? { edits: [...patch.edits] } : { operations: [...patch] };
-    const { format, dryRun, atomic, fuzz, strip, expectedSha256ByPath, baseVersions } = options;
-    return { workspaceId: this.id, ...input, format, dryRun, atomic, fuzz, strip, expectedSha256ByPath, baseVersions };
+    const { format, dryRun, atomic, fuzz, strip, reverse, expectedSha256ByPath, baseVersions } = options;
+    return { workspaceId: this.id, ...input, format, dryRun, atomic, fuzz, strip, reverse, expectedSha256ByPath, baseVersions };
   }
 }
 

@@ -8,17 +8,13 @@
  */
 import { ProgressType } from 'vscode-jsonrpc';
 import { z } from 'zod';
+import { MAX_BATCH_CONCURRENCY, MAX_BATCH_PATCHES } from './constants.ts';
 import { defineNotification, defineRequest } from './define.ts';
 import { PatchOptionsSchema, hasOnePatchInput, ONE_PATCH_INPUT, PatchInputSchema, ProgressTokenSchema } from './patch.ts';
 import { ReceiptSchema, type Receipt } from './receipt.ts';
 import { WorkspaceIdSchema } from './workspace.ts';
 
-/** Most patches one batch may carry. */
-export const MAX_BATCH_PATCHES = 10_000;
-/** Most patches of a batch in flight at once. */
-export const MAX_BATCH_CONCURRENCY = 64;
-/** In flight at once when `concurrency` is not given. */
-export const DEFAULT_BATCH_CONCURRENCY = 8;
+export { DEFAULT_BATCH_CONCURRENCY, MAX_BATCH_CONCURRENCY, MAX_BATCH_PATCHES } from './constants.ts';
 
 /** One patch of a batch: `patch`, `operations` or `edits`, with the options `patch/apply` takes. */
 export const BatchPatchSchema = z.object({ ...PatchInputSchema.shape, ...PatchOptionsSchema.shape }).refine(hasOnePatchInput, ONE_PATCH_INPUT);

@@ -26,5 +26,6 @@ export const ERROR_HINTS = {
   permission_denied: 'That path may not be written (for example inside .git/). Choose a path in the working tree.',
   timeout: 'Applying the patch took too long and was stopped. Send a smaller patch or more specific context.',
   busy: 'The workspace is busy. Retry shortly.',
+  not_reversible: 'Only a change that shows both sides can be applied in reverse; send the inverse patch itself.',
   io_error: 'The filesystem refused the change. Nothing was written; check the path and retry.',
 } as const;

@@ -1,19 +1,8 @@
 /** Names of the patch dialects and of the matching tiers, shared by requests and receipts. */
 import { z } from 'zod';
+import { DIALECTS, FORMATS } from './constants.ts';
 
-/**
- * Every dialect name a receipt may report. `unified`: unified / git diff. `codex`: the
- * `*** Begin Patch` envelope. `v4a`: OpenAI V4A operations. `search-replace`: Aider
- * SEARCH/REPLACE blocks. `edits`: str_replace-style edits and whole-file writes. `shell`:
- * an `apply_patch <<EOF` heredoc.
- */
-export const DIALECTS = ['unified', 'codex', 'v4a', 'search-replace', 'edits', 'shell'] as const;
-
-/** A concrete dialect. */
-export type Dialect = (typeof DIALECTS)[number];
-
-/** Every `format` name `patch/apply` accepts besides `auto`; `initialize` reports exactly this list. */
-export const FORMATS = DIALECTS;
+export { DIALECTS, FORMATS, type Dialect } from './constants.ts';
 
 /** Validates a requested `format`: `auto` (detect the dialect, the default) or one of {@link FORMATS}. */
 export const FormatNameSchema = z.enum(['auto', ...FORMATS]);

@@ -89,6 +89,12 @@ export const PatchOptionsSchema = z.object({
    * paths exist in the workspace) and reports it in a `strip_level` diagnostic.
    */
   strip: z.number().int().min(0).max(MAX_STRIP).optional(),
+  /**
+   * Apply the inverse of the patch (`git apply -R`): added and removed lines, a rename's paths
+   * and a replacement's texts swap sides. `not_reversible` when the patch does not show what
+   * it replaced (a whole-file write, an insertion, a delete that does not list the lines).
+   */
+  reverse: z.boolean().optional(),
   /** Pre-images the caller asserts: path → lowercase sha256, or `""` for "must not exist". */
   expectedSha256ByPath: capped(z.string().regex(/^([0-9a-f]{64})?$/, 'expected 64 lowercase hex digits or ""')).optional(),
   /** Pre-images as `file/read` versions: path → version. */

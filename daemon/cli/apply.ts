@@ -1,59 +1,79 @@
 /**
- * `patchd apply`: runs one patch (or, with `--batch`, many) in-process through the same
- * handlers and flows the server uses (same validation, pools, workspace, receipts). Exit 0
- * applied or dry run, 1 rejected or partial, 2 usage or internal error.
+ * `patchd apply`: one patch (or, with `--batch`, many) through the daemon's own `patch/apply`
+ * flow, run in-process — or, with `--socket`, by a running shared daemon. Exit 0 applied (or
+ * would apply), 1 rejected or partial, 2 a usage mistake or an internal error.
  */
-import { readFile } from 'node:fs/promises';
-import { prettifyError, ZodError } from 'zod';
-import { ApplyParamsSchema, type Receipt, type V4AOperation } from '../../protocol/index.ts';
-import { runBatch } from './batch.ts';
-import { USAGE } from './help.ts';
-import { withLocalWorkspace } from './local.ts';
-import { parseApplyArgs, UsageError, type ApplyCommand } from './options.ts';
+import type { ApplyParams } from '../../protocol/patch.ts';
+import type { Receipt } from '../../protocol/receipt.ts';
+import { applyPatch } from '../server/applyPatch.ts';
+import { UsageError } from './args.ts';
+import { APPLY_OPTIONS, parseApplyArgs, type ApplyCommand } from './applyOptions.ts';
+import { renderDiffs, renderStat } from './diffView.ts';
+import { APPLY_USAGE, APPLY_USAGE_LINE, applyAbout, commandHelp } from './help.ts';
+import { isUnreadable, patchSourceOf, readPatchText, type PatchSource } from './input.ts';
+import { unreadableReceipt, withLocalWorkspace } from './local.ts';
 import { paletteFor, renderReceipt } from './render.ts';
+import { readSettings, type Settings } from './settings.ts';
 
 export async function runApply(args: readonly string[]): Promise<number> {
   try {
     const command = parseApplyArgs(args);
-    if (command.batch) return await runBatch(command);
-    const receipt = await applyOnce(command, await readPatch(command));
-    process.stdout.write(command.json ? `${JSON.stringify(receipt, null, 2)}\n` : renderReceipt(receipt, paletteFor(process.stdout)));
-    return receipt.status === 'applied' || receipt.status === 'dry_run' ? 0 : 1;
+    if (command === 'help') {
+      process.stdout.write(commandHelp(APPLY_USAGE, applyAbout(), APPLY_OPTIONS));
+      return 0;
+    }
+    const settings = readSettings({ stateDir: command.stateDir }, 'warn');
+    if (command.batch) {
+      const { runBatch } = await import('./batch.ts');
+      return await runBatch(command, settings);
+    }
+    const receipt = await applyOne(command, settings);
+    printReceipt(command, receipt);
+    return succeeded(receipt) ? 0 : 1;
   } catch (error) {
-    process.stderr.write(error instanceof UsageError ? `patchd apply: ${error.message}\n${USAGE}\n` : `patchd apply: ${messageOf(error)}\n`);
-    return 2;
+    return reportFailure('apply', APPLY_USAGE_LINE, error);
   }
 }
 
-/** Patch text, or V4A operations when `--format v4a` is given a JSON array. */
-async function readPatch(command: ApplyCommand): Promise<{ patch: string } | { operations: V4AOperation[] }> {
-  const source = command.sources[0] ?? '-';
-  if (source === '-' && process.stdin.isTTY === true) throw new UsageError('no patch given (pass PATCHFILE or pipe the patch to stdin)');
-  const text = source === '-' ? await readStdin() : await readFile(source, 'utf8');
-  if (command.format !== 'v4a') return { patch: text };
-  try {
-    return { operations: JSON.parse(text) as V4AOperation[] };
-  } catch {
-    throw new UsageError('with --format v4a the input must be a JSON array of operations');
+/** Prints a usage mistake (with the usage) or an internal error, in one sentence; returns exit code 2. */
+export function reportFailure(command: string, usage: string, error: unknown): number {
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(error instanceof UsageError ? `patchd ${command}: ${message}\n${usage}\n` : `patchd ${command}: internal error: ${message}\n`);
+  return 2;
+}
+
+export function succeeded(receipt: Receipt): boolean {
+  return receipt.status === 'applied' || receipt.status === 'dry_run';
+}
+
+async function applyOne(command: ApplyCommand, settings: Settings): Promise<Receipt> {
+  const file = command.sources[0]!;
+  const source = patchSourceOf(await readPatchText(file), command.format, file === '-' ? 'stdin' : file);
+  if (isUnreadable(source)) return unreadableReceipt(command.format, source.reason);
+  if (command.socket !== undefined) {
+    const { applyThroughDaemon } = await import('./remote.ts');
+    return applyThroughDaemon(command.socket, command, source);
   }
+  return withLocalWorkspace(command.directory, settings, (run) => applyPatch(applyParams(command, source), run));
 }
 
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+/** The `patch/apply` params of one patch as the command line asks for it. */
+export function applyParams(command: ApplyCommand, source: PatchSource): ApplyParams {
+  const input = 'patch' in source ? { patch: source.patch } : 'edits' in source ? { edits: [...source.edits] } : { operations: [...source.operations] };
+  const { format, dryRun, reverse } = command;
+  return { workspaceId: 'cli', ...input, format, dryRun, reverse, fuzz: command.exact ? 'exact' : 'default' };
 }
 
-async function applyOnce(command: ApplyCommand, input: { patch: string } | { operations: V4AOperation[] }): Promise<Receipt> {
-  return withLocalWorkspace(command, async (handlers, workspaceId) => {
-    const params = ApplyParamsSchema.parse({
-      workspaceId, ...input, format: command.format, dryRun: command.dryRun, fuzz: command.exact ? 'exact' : 'default',
-    });
-    return handlers.applyPatch(params, new AbortController().signal);
-  });
-}
-
-export function messageOf(error: unknown): string {
-  if (error instanceof ZodError) return `invalid input:\n${prettifyError(error)}`;
-  return error instanceof Error ? error.message : String(error);
+function printReceipt(command: ApplyCommand, receipt: Receipt): void {
+  const { stdout, stderr } = process;
+  if (command.json) return void stdout.write(`${JSON.stringify(receipt, null, 2)}\n`);
+  const colors = paletteFor(stdout);
+  if (command.check) {
+    // git apply --check: silent when the patch would apply.
+    if (!succeeded(receipt)) stderr.write(renderReceipt(receipt, paletteFor(stderr)));
+    return;
+  }
+  if (command.stat && succeeded(receipt)) return void stdout.write(renderStat(receipt.files, colors));
+  stdout.write(renderReceipt(receipt, colors));
+  if (receipt.status === 'dry_run' && stdout.isTTY === true) stdout.write(renderDiffs(receipt.files, colors));
 }

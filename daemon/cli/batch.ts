@@ -1,39 +1,56 @@
 /**
- * `patchd apply --batch PATH…`: every patch file (directories expand to their files) as one
- * `patch/applyBatch`, in-process. A progress bar on stderr when it is a terminal; then a
- * summary table (or, with `--json`, the summary with every receipt). Exit 0 when every patch
- * applied (or dry-ran), 1 otherwise.
+ * `patchd apply --batch PATH…`: every patch file (directories expand to their files) through
+ * the daemon's `patch/applyBatch` flow, in-process. A file that holds no patch is a rejected
+ * row with its reason; the rest still run. A progress bar on stderr when it is a terminal;
+ * then a table (or, with `--json`, one receipt per line as each patch finishes). Exit 0 when
+ * every patch applied (or would apply), 1 otherwise.
  */
-import { ApplyBatchParamsSchema, type BatchSummary, type Receipt } from '../../protocol/index.ts';
-import { listBatchFiles, readBatchPatch } from './batchFiles.ts';
+import type { BatchPatch } from '../../protocol/batch.ts';
+import type { Receipt } from '../../protocol/receipt.ts';
+import { applyBatch } from '../server/applyBatch.ts';
+import { applyParams, succeeded } from './apply.ts';
+import type { ApplyCommand } from './applyOptions.ts';
+import { listBatchFiles, readBatchFile } from './batchFiles.ts';
 import { renderBatch } from './batchRender.ts';
-import { withLocalWorkspace } from './local.ts';
-import { UsageError, type ApplyCommand } from './options.ts';
+import { isUnreadable } from './input.ts';
+import { unreadableReceipt, withLocalWorkspace } from './local.ts';
 import { createProgress } from './progress.ts';
 import { paletteFor } from './render.ts';
+import type { Settings } from './settings.ts';
 
-export async function runBatch(command: ApplyCommand): Promise<number> {
+export async function runBatch(command: ApplyCommand, settings: Settings): Promise<number> {
   const files = await listBatchFiles(command.sources);
-  if (files.length === 0) throw new UsageError('the batch names no patch files');
-  const options = { format: command.format, dryRun: command.dryRun, fuzz: command.exact ? 'exact' : 'default' } as const;
-  const patches = await Promise.all(files.map((file) => readBatchPatch(file, options)));
-  const progress = createProgress(process.stderr, files.length, paletteFor(process.stderr));
+  const sources = await Promise.all(files.map((file) => readBatchFile(file, command.format)));
   const receipts: Receipt[] = [];
-  const batchProgress = async (_token: unknown, { index, receipt }: { index: number; receipt: Receipt }) => {
+  const progress = createProgress(process.stderr, files.length, paletteFor(process.stderr));
+  const finish = (index: number, receipt: Receipt): void => {
     receipts[index] = receipt;
     progress.tick(receipt);
+    if (command.json) process.stdout.write(`${JSON.stringify({ file: files[index], ...receipt })}\n`);
   };
-  const summary = await withLocalWorkspace({ ...command, output: { batchProgress } }, (handlers, workspaceId) => {
-    const params = ApplyBatchParamsSchema.parse({ workspaceId, patches, concurrency: command.concurrency, partialResultToken: 'cli' });
-    return handlers.applyBatch(params, new AbortController().signal);
-  }).finally(() => progress.done());
-  const rows = files.map((file, index) => ({ file, receipt: receipts[index]! }));
-  process.stdout.write(command.json ? jsonReport(rows, summary) : renderBatch(rows, summary, paletteFor(process.stdout)));
-  return summary.applied + summary.dryRun === summary.total ? 0 : 1;
+  const runnable: { index: number; patch: BatchPatch }[] = [];
+  sources.forEach((source, index) => {
+    if (isUnreadable(source)) finish(index, unreadableReceipt(command.format, source.reason));
+    else runnable.push({ index, patch: batchPatch(command, source) });
+  });
+  try {
+    if (runnable.length > 0) {
+      await withLocalWorkspace(command.directory, settings, (run) => applyBatch(
+        { workspaceId: 'cli', patches: runnable.map((item) => item.patch), concurrency: command.concurrency, partialResultToken: 'cli' },
+        { ...run, onReceipt: (index, receipt) => finish(runnable[index]!.index, receipt) },
+      ));
+    }
+  } finally {
+    progress.done();
+  }
+  if (!command.json) {
+    const rows = files.map((file, index) => ({ file, receipt: receipts[index]! }));
+    process.stdout.write(renderBatch(rows, paletteFor(process.stdout), process.stdout.isTTY === true ? process.stdout.columns : undefined));
+  }
+  return receipts.every(succeeded) ? 0 : 1;
 }
 
-/** The summary with every receipt in patch order (`receipts[i]` is the receipt of `files[i]`). */
-function jsonReport(rows: readonly { file: string; receipt: Receipt }[], summary: BatchSummary): string {
-  const report = { ...summary, files: rows.map((row) => row.file), receipts: rows.map((row) => row.receipt) };
-  return `${JSON.stringify(report, null, 2)}\n`;
+function batchPatch(command: ApplyCommand, source: Parameters<typeof applyParams>[1]): BatchPatch {
+  const { workspaceId: _, ...patch } = applyParams(command, source);
+  return patch;
 }

@@ -1,5 +1,5 @@
-/** The summary table `patchd apply --batch` prints: one row per patch, then the totals. */
-import type { BatchSummary, Receipt } from '../../protocol/index.ts';
+/** The table `patchd apply --batch` prints: one row per patch, then the totals; cut to the terminal's width. */
+import type { Receipt } from '../../protocol/receipt.ts';
 import type { Palette } from './render.ts';
 
 export interface BatchRow {
@@ -8,24 +8,34 @@ export interface BatchRow {
 }
 
 const STATUS_TEXT: Record<Receipt['status'], string> = { applied: 'applied', rejected: 'rejected', partial: 'partial', dry_run: 'dry run' };
+const HEADER = ['patch', 'status', 'files', 'detail'] as const;
+/** The patch column keeps at least this much of a name when the terminal is narrow. */
+const MIN_NAME = 12;
 
-export function renderBatch(rows: readonly BatchRow[], summary: BatchSummary, colors: Palette): string {
-  const cells = rows.map(({ file, receipt }) => [file, STATUS_TEXT[receipt.status], String(receipt.files.length), detailOf(receipt)]);
-  const table = [['patch', 'status', 'files', 'detail'], ...cells];
-  const widths = [0, 1, 2].map((column) => Math.max(...table.map((row) => row[column]!.length)));
+/** `width`: the terminal's columns (every line fits), or undefined off a terminal (nothing is cut). */
+export function renderBatch(rows: readonly BatchRow[], colors: Palette, width?: number): string {
+  const cells = rows.map(({ file, receipt }) => [file, STATUS_TEXT[receipt.status], String(receipt.files.length), detailOf(receipt)] as const);
+  const table = [HEADER, ...cells];
+  const [nameWidth, statusWidth, filesWidth] = [0, 1, 2].map((column) => Math.max(...table.map((row) => row[column]!.length))) as [number, number, number];
+  const fixed = statusWidth + filesWidth + 6;
+  const name = width === undefined ? nameWidth : Math.min(nameWidth, Math.max(MIN_NAME, width - fixed - 20));
+  const detail = width === undefined ? Infinity : Math.max(0, width - fixed - name - 2);
   const lines = table.map((row, index) => {
-    const [file, status, files, detail] = row as [string, string, string, string];
     const paint = index === 0 ? colors.bold : statusColor(rows[index - 1]!.receipt, colors);
-    return `${file.padEnd(widths[0]!)}  ${paint(status.padEnd(widths[1]!))}  ${files.padStart(widths[2]!)}  ${detail}`.trimEnd();
+    const line = `${cutStart(row[0], name).padEnd(name)}  ${paint(row[1].padEnd(statusWidth))}  ${row[2].padStart(filesWidth)}  ${cutEnd(row[3], detail)}`;
+    return line.trimEnd();
   });
-  return `${lines.join('\n')}\n${totals(summary, colors)}\n`;
+  return `${lines.join('\n')}\n${totals(rows, colors)}\n`;
 }
 
+/** Why a patch failed, or which hunks only matched with tolerance (and any re-plan). */
 function detailOf(receipt: Receipt): string {
   const error = receipt.error;
-  const replanned = receipt.replanned === true ? 're-planned on new content' : '';
-  if (error === undefined) return replanned;
-  return `${error.code}${error.path === undefined ? '' : ` (${error.path})`}: ${error.message}`;
+  if (error !== undefined) return `${error.code}${error.path === undefined ? '' : ` (${error.path})`}: ${error.message}`;
+  const tolerant = receipt.files.flatMap((file) => file.hunks.filter((hunk) => hunk.tier !== 'exact').map((hunk) => `${file.path} hunk ${hunk.index + 1} (${hunk.tier})`));
+  const notes = tolerant.length > 0 ? [`tolerant match: ${tolerant.join(', ')}`] : [];
+  if (receipt.replanned === true) notes.push('re-planned on new content');
+  return notes.join('; ');
 }
 
 function statusColor(receipt: Receipt, colors: Palette): (text: string) => string {
@@ -33,10 +43,24 @@ function statusColor(receipt: Receipt, colors: Palette): (text: string) => strin
   return receipt.status === 'dry_run' ? colors.yellow : colors.red;
 }
 
-function totals(summary: BatchSummary, colors: Palette): string {
-  const parts = [colors.green(`${summary.applied} applied`), colors.red(`${summary.rejected} rejected`)];
-  if (summary.partial > 0) parts.push(colors.red(`${summary.partial} partial`));
-  if (summary.dryRun > 0) parts.push(colors.yellow(`${summary.dryRun} dry run`));
-  if (summary.replanned > 0) parts.push(`${summary.replanned} re-planned`);
-  return colors.bold(`${summary.total} patch${summary.total === 1 ? '' : 'es'}: ${parts.join(', ')}`);
+function totals(rows: readonly BatchRow[], colors: Palette): string {
+  const count = (status: Receipt['status']) => rows.filter((row) => row.receipt.status === status).length;
+  const parts = [colors.green(`${count('applied')} applied`), colors.red(`${count('rejected')} rejected`)];
+  if (count('partial') > 0) parts.push(colors.red(`${count('partial')} partial`));
+  if (count('dry_run') > 0) parts.push(colors.yellow(`${count('dry_run')} dry run`));
+  const tolerant = rows.filter((row) => row.receipt.files.some((file) => file.hunks.some((hunk) => hunk.tier !== 'exact'))).length;
+  if (tolerant > 0) parts.push(colors.yellow(`${tolerant} with tolerant matches`));
+  const replanned = rows.filter((row) => row.receipt.replanned === true).length;
+  if (replanned > 0) parts.push(`${replanned} re-planned`);
+  return colors.bold(`${rows.length} patch${rows.length === 1 ? '' : 'es'}: ${parts.join(', ')}`);
+}
+
+/** Plain text cut to `width` characters, ending in `…` when cut. */
+function cutEnd(text: string, width: number): string {
+  return text.length <= width ? text : `${text.slice(0, Math.max(0, width - 1))}…`;
+}
+
+/** A path cut from the left, so its file name stays. */
+function cutStart(text: string, width: number): string {
+  return text.length <= width ? text : `…${text.slice(text.length - width + 1)}`;
 }

@@ -1,11 +1,12 @@
 /** Every command but `serve` (which `main.ts` starts itself, after claiming stdout). */
-import { runApply } from './apply.ts';
-import { helpText, USAGE, versionText } from './help.ts';
+import { helpText, USAGE_LINE, versionText } from './help.ts';
 
 export async function runCommand(command: string | undefined, args: readonly string[]): Promise<number> {
   switch (command) {
-    case 'apply':
+    case 'apply': {
+      const { runApply } = await import('./apply.ts');
       return runApply(args);
+    }
     case 'mcp':
       return (await import('../mcp/command.ts')).runMcp(args);
     case undefined:
@@ -19,7 +20,7 @@ export async function runCommand(command: string | undefined, args: readonly str
       process.stdout.write(versionText());
       return 0;
     default:
-      process.stderr.write(`patchd: unknown command ${JSON.stringify(command)}\n${USAGE}\n`);
+      process.stderr.write(`patchd: ${command.startsWith('-') ? `unknown option ${command}` : `unknown command "${command}"`}\n${USAGE_LINE}\n`);
       return 2;
   }
 }

@@ -1,12 +1,29 @@
-/** `patchd --help` and `patchd --version`. */
-import { FORMATS } from '../../protocol/index.ts';
+/** `patchd --help`, `patchd COMMAND --help` and `patchd --version`. */
 import { packageInfo } from '../server/packageInfo.ts';
+import { optionsHelp, type OptionSpecs } from './args.ts';
+import { ENVIRONMENT_HELP } from './settings.ts';
 
-export const USAGE = `usage: patchd apply [PATCHFILE|-] [-C DIR] [--format F] [--dry-run] [--exact] [--json]
-       patchd apply --batch PATH… [-C DIR] [--concurrency N] [--format F] [--dry-run] [--exact] [--json]
-       patchd serve [--socket PATH] [--task-timeout-ms N] [--state-dir DIR]
-       patchd mcp [-C DIR] [--task-timeout-ms N] [--state-dir DIR]
-       patchd --help | --version`;
+export const APPLY_USAGE = `usage: patchd apply [PATCHFILE|-] [-C DIR] [-p N] [-R] [--format F] [--dry-run | --check | --stat]
+                    [--exact] [--json] [--socket PATH | --state-dir DIR]
+       patchd apply --batch PATH… [-C DIR] [--concurrency N] [-p N] [-R] [--format F]
+                    [--dry-run | --check | --stat] [--exact] [--json] [--state-dir DIR]`;
+
+export const SERVE_USAGE = 'usage: patchd serve [--socket PATH] [--task-timeout-ms N] [--state-dir DIR]';
+
+/** The one usage line printed after a mistake. */
+export const APPLY_USAGE_LINE = 'usage: patchd apply [OPTION…] [PATCHFILE|-]  or  patchd apply --batch [OPTION…] PATH…  (see patchd apply --help)';
+export const SERVE_USAGE_LINE = `${SERVE_USAGE}  (see patchd serve --help)`;
+export const USAGE_LINE = 'usage: patchd apply|serve|mcp [OPTION…]  (see patchd --help)';
+
+export const MCP_USAGE = 'usage: patchd mcp [-C DIR] [--task-timeout-ms N] [--state-dir DIR]';
+
+export const USAGE = `${APPLY_USAGE}
+       ${SERVE_USAGE.slice('usage: '.length)}
+       ${MCP_USAGE.slice('usage: '.length)}
+       patchd COMMAND --help | patchd --help | patchd --version`;
+
+const EXIT_STATUS = `Exit status: 0 applied (or would apply) — with --batch, every patch; 1 rejected or
+partially applied; 2 a usage mistake or an internal error.`;
 
 export function helpText(): string {
   return `patchd ${packageInfo().version} — applies patches written by coding agents to a workspace.
@@ -14,36 +31,41 @@ export function helpText(): string {
 ${USAGE}
 
 Commands
-  apply     Apply one patch to the directory DIR (default: the current directory).
-            The patch is read from PATCHFILE, or from stdin when it is "-" or absent.
-            With --batch, apply every patch file named (a directory stands for its
-            files, in name order); each patch is independent. A .json file holds V4A
-            operations (an array) or {"edits": [...]}.
-  serve     Speak JSON-RPC (wire contract v1) over stdin/stdout; logs go to stderr.
-            With --socket PATH, serve any number of clients on a unix socket instead
-            (one shared arbiter per workspace) until SIGINT/SIGTERM.
+  apply     Apply a patch to the directory DIR (default: the current directory), in-process.
+  serve     The daemon: JSON-RPC over stdin/stdout, or a shared daemon on a unix socket.
+  mcp       One workspace as an MCP server over stdin/stdout.
 
-apply options
-  -C, --directory DIR  workspace root (default: .)
-  --format F           auto (default), ${FORMATS.join(', ')}; with v4a the input is a JSON array of operations
-  --dry-run            compute and show the receipt, write nothing
-  --exact              no whitespace or punctuation tolerance when matching context
-  --json               print the receipt as JSON (with --batch: the summary and every receipt)
-  --batch              apply every PATH given as one batch; a progress bar on a terminal,
-                       then a summary table
-  --concurrency N      patches of a batch in flight at once (default 8)
-  --state-dir DIR      where journals and trash live (also $PATCHD_STATE_DIR)
+Run "patchd COMMAND --help" for a command's options.
 
-serve options
-  --socket PATH        listen on a unix socket (mode 0600); a stale socket file is replaced,
-                       a live daemon's is refused
-  --task-timeout-ms N  per-task time limit for the matcher (also $PATCHD_TASK_TIMEOUT_MS)
-  --state-dir DIR      where journals and trash live (also $PATCHD_STATE_DIR; default:
-                       the system temp dir)
+${ENVIRONMENT_HELP}
 
-Exit status: 0 applied (or dry run) — with --batch, every patch — 1 rejected or partially
-applied, 2 usage or internal error.
+${EXIT_STATUS}
 `;
+}
+
+/** One command's help: usage, what it does, its options, the environment. */
+export function commandHelp(usage: string, about: string, options: OptionSpecs): string {
+  return `${usage}
+
+${about}
+
+Options
+${optionsHelp(options)}
+
+${ENVIRONMENT_HELP}
+`;
+}
+
+export function applyAbout(): string {
+  return `Applies one patch to DIR: from PATCHFILE, or from stdin when it is "-" or absent. The patch
+is text in any dialect (unified / git diff, *** Begin Patch envelope, SEARCH/REPLACE blocks,
+an apply_patch heredoc) or JSON: an array of V4A operations, {"operations": [...]} or
+{"edits": [...]}. The dialect is detected from the content; --format overrides it.
+With --batch, applies every PATH (a directory stands for its files, in name order) as
+independent patches: a progress bar on a terminal, then one row per patch.
+The engine runs in this process; with --socket it runs in the shared daemon listening there.
+
+${EXIT_STATUS}`;
 }
 
 export function versionText(): string {

@@ -1,24 +1,50 @@
-/** In-process patching for the CLI: the daemon's handlers and flows, without a daemon. */
-import { createLogger } from '../server/logger.ts';
-import { PatchdHandlers, type SessionOutput } from '../server/handlers.ts';
-import { createRegistry, DEFAULT_TASK_TIMEOUT_MS, localOutput, resolveStateRoot, resolveTaskTimeoutMs } from './runtime.ts';
+/**
+ * In-process patching for the CLI: the daemon's `patch/apply` and `patch/applyBatch` flows
+ * on one workspace, with the engine in-process — no daemon, no worker pool, no RPC.
+ */
+import { engineError } from '../engine/errors.ts';
+import type { ApplyContext } from '../server/applyPatch.ts';
+import { createLogger, describeError, type Logger } from '../server/logger.ts';
+import { failureOf, ReceiptDraft } from '../server/receipts.ts';
+import { resolveRoot } from '../workspace/stateDir.ts';
+import { stateDirFor, Workspace, WorkspaceRootError } from '../workspace/workspace.ts';
+import type { Receipt } from '../../protocol/receipt.ts';
+import type { FormatName } from '../engine/types.ts';
+import { UsageError } from './args.ts';
+import { inProcessEngine } from './engine.ts';
+import { fsReason } from './input.ts';
+import type { Settings } from './settings.ts';
 
-export interface LocalOptions {
-  readonly directory: string;
-  readonly stateDir?: string | undefined;
-  readonly output?: Partial<SessionOutput>;
+export interface LocalRun extends ApplyContext {
+  readonly log: Logger;
 }
 
-/** Opens the workspace at `directory`, runs `work`, then closes every workspace and pool. */
-export async function withLocalWorkspace<T>(options: LocalOptions, work: (handlers: PatchdHandlers, workspaceId: string) => Promise<T>): Promise<T> {
-  const log = createLogger(process.stderr, 'warn');
-  const taskTimeoutMs = resolveTaskTimeoutMs(undefined) ?? DEFAULT_TASK_TIMEOUT_MS;
-  const registry = createRegistry({ taskTimeoutMs, log, stateRoot: resolveStateRoot(options.stateDir) });
-  const handlers = new PatchdHandlers({ registry, sessionId: 'cli', log, output: localOutput(options.output) });
+/** Opens the workspace at `directory`, runs `work`, then closes it. A root or state dir that cannot be used is a usage error. */
+export async function withLocalWorkspace<T>(directory: string, settings: Settings, work: (run: LocalRun) => Promise<T>): Promise<T> {
+  const log = createLogger(process.stderr, settings.logLevel);
+  const workspace = await openWorkspace(directory, settings.stateRoot, log);
   try {
-    const { workspaceId } = await handlers.openWorkspace({ root: options.directory });
-    return await work(handlers, workspaceId);
+    return await work({ workspace, pool: inProcessEngine, log, signal: new AbortController().signal });
   } finally {
-    await registry.closeAll();
+    await workspace.close();
   }
+}
+
+async function openWorkspace(directory: string, stateRoot: string, log: Logger): Promise<Workspace> {
+  const root = await resolveRoot(directory).catch((error: unknown) => {
+    throw error instanceof WorkspaceRootError ? new UsageError(error.message) : error;
+  });
+  const stateDir = stateDirFor(root, stateRoot);
+  try {
+    return await Workspace.open(root, { stateDir, onError: (error) => log.warn('watcher error', describeError(error)) });
+  } catch (error) {
+    if (error instanceof WorkspaceRootError) throw new UsageError(error.message);
+    if (!(error instanceof Error && 'code' in error)) throw error;
+    throw new UsageError(`cannot use the state directory ${stateDir}: ${fsReason(error)} (choose another with --state-dir or PATCHD_STATE_DIR)`);
+  }
+}
+
+/** The receipt of a patch file that holds no patch: rejected with `parse_error` and the reason. */
+export function unreadableReceipt(format: FormatName, reason: string): Receipt {
+  return new ReceiptDraft(true, format).rejected(failureOf(engineError('parse_error', `${reason}.`)));
 }

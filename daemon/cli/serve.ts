@@ -4,39 +4,57 @@
  * until SIGINT/SIGTERM. Either way every workspace and pool is closed, then exit 0.
  */
 import type { Writable } from 'node:stream';
-import { parseArgs } from 'node:util';
 import { serveConnection } from '../server/connection.ts';
 import { createLogger, describeError, type Logger } from '../server/logger.ts';
 import type { WorkspaceRegistry } from '../server/registry.ts';
-import { createRegistry, resolveStateRoot, resolveTaskTimeoutMs, type RuntimeOptions } from './runtime.ts';
+import { HELP_OPTION, parseCommandArgs, UsageError, type OptionSpecs } from './args.ts';
+import { commandHelp, SERVE_USAGE, SERVE_USAGE_LINE } from './help.ts';
+import { createRegistry, type RuntimeOptions } from './runtime.ts';
 import { serveSocket } from './serveSocket.ts';
+import { readSettings, type Settings } from './settings.ts';
 import { stopOnce } from './stop.ts';
 
-const SERVE_USAGE = 'usage: patchd serve [--socket PATH] [--task-timeout-ms N] [--state-dir DIR]';
+const SERVE_OPTIONS: OptionSpecs = {
+  socket: { type: 'string', value: 'PATH', help: 'serve any number of clients on this unix socket (mode 0600) until SIGINT/SIGTERM; a stale socket file is replaced, a live daemon\'s is refused' },
+  'task-timeout-ms': { type: 'string', value: 'N', help: 'per-task time limit for the matcher (also $PATCHD_TASK_TIMEOUT_MS)' },
+  'state-dir': { type: 'string', value: 'DIR', help: 'state root (journals, trash); also $PATCHD_STATE_DIR' },
+  ...HELP_OPTION,
+};
+
+const SERVE_ABOUT = `Speaks JSON-RPC (wire contract v1) on stdin/stdout until shutdown + exit, or stdin closing;
+nothing else is ever written to stdout, logs are JSON lines on stderr. With --socket, a
+shared daemon: clients that open the same root share one workspace.`;
 
 interface ServeCommand {
-  readonly taskTimeoutMs: number;
+  readonly settings: Settings;
   readonly socket: string | undefined;
-  readonly stateRoot: string | undefined;
 }
 
 /**
  * Serves on stdin / `wire` (the private stdout handle from `claimStdout`), or on a socket.
- * Resolves with an exit code when it cannot start. `runtime` is for embedders and tests (another pool worker).
+ * Resolves with an exit code when it does not serve. `runtime` is for embedders and tests (another pool worker).
  */
 export async function serve(args: readonly string[], wire: Writable, runtime: Pick<RuntimeOptions, 'workerFile'> = {}): Promise<number | undefined> {
-  const parsed = parseServeArgs(args);
-  if (typeof parsed === 'string') {
-    process.stderr.write(`patchd serve: ${parsed}\n${SERVE_USAGE}\n`);
+  let parsed: ServeCommand | 'help';
+  try {
+    parsed = parseServeArgs(args);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`patchd serve: ${error.message}\n${SERVE_USAGE_LINE}\n`);
     return 2;
   }
-  const log = createLogger();
-  const registry = createRegistry({ ...runtime, taskTimeoutMs: parsed.taskTimeoutMs, log, stateRoot: parsed.stateRoot });
+  if (parsed === 'help') {
+    await new Promise((resolve) => wire.write(commandHelp(SERVE_USAGE, SERVE_ABOUT, SERVE_OPTIONS), resolve));
+    return 0;
+  }
+  const { settings, socket } = parsed;
+  const log = createLogger(process.stderr, settings.logLevel);
+  const registry = createRegistry({ ...runtime, taskTimeoutMs: settings.taskTimeoutMs, log, stateRoot: settings.stateRoot });
   // One client's bad luck must not end every client's session.
   process.on('unhandledRejection', (reason) => log.error('unhandled rejection', describeError(reason)));
-  if (parsed.socket !== undefined) return serveSocket(parsed.socket, registry, log);
+  if (socket !== undefined) return serveSocket(socket, registry, log);
   serveStdio(registry, wire, log);
-  log.info('serving', { pid: process.pid, taskTimeoutMs: parsed.taskTimeoutMs });
+  log.info('serving', { pid: process.pid, taskTimeoutMs: settings.taskTimeoutMs, stateRoot: settings.stateRoot });
   return undefined;
 }
 
@@ -47,20 +65,12 @@ function serveStdio(registry: WorkspaceRegistry, wire: Writable, log: Logger): v
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => stop(signal));
 }
 
-function parseServeArgs(args: readonly string[]): ServeCommand | string {
-  try {
-    const { values } = parseArgs({
-      args: [...args],
-      options: { 'task-timeout-ms': { type: 'string' }, socket: { type: 'string' }, 'state-dir': { type: 'string' } },
-      strict: true,
-    });
-    const taskTimeoutMs = resolveTaskTimeoutMs(values['task-timeout-ms']);
-    if (taskTimeoutMs === undefined) return 'the task time limit must be a positive integer of milliseconds';
-    if (values.socket === '') return '--socket needs a path';
-    return { taskTimeoutMs, socket: values.socket, stateRoot: resolveStateRoot(values['state-dir']) };
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
+function parseServeArgs(args: readonly string[]): ServeCommand | 'help' {
+  const { values, positionals } = parseCommandArgs(args, SERVE_OPTIONS);
+  if (values.help === true) return 'help';
+  if (positionals.length > 0) throw new UsageError(`serve takes no operands (got ${JSON.stringify(positionals[0])})`);
+  const settings = readSettings({ taskTimeoutMs: values['task-timeout-ms'] as string | undefined, stateDir: values['state-dir'] as string | undefined }, 'info');
+  return { settings, socket: values.socket as string | undefined };
 }
 
 /** Exits 0 once queued frames are written (or after a grace period if the wire is broken). */

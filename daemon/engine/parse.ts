@@ -5,6 +5,7 @@ import { parseEnvelope } from './envelope.ts';
 import { engineError } from './errors.ts';
 import { splitPatchLines } from './patchText.ts';
 import { parseSearchReplace } from './searchReplace.ts';
+import { reversePatch } from './reverse.ts';
 import { parseShellCommand } from './shell.ts';
 import { parseStructuredEdits } from './structuredEdits.ts';
 import { readMailbox } from './mail.ts';
@@ -13,6 +14,11 @@ import { parseUnified, type UnifiedOptions } from './unified.ts';
 import { parseV4AOperations } from './v4a.ts';
 
 export function parsePatch(input: PatchInput): Result<ParsedPatch> {
+  const parsed = parseInput(input);
+  return parsed.ok && input.reverse === true ? reversePatch(parsed.value) : parsed;
+}
+
+function parseInput(input: PatchInput): Result<ParsedPatch> {
   const format = input.format ?? 'auto';
   const given = [input.patch, input.operations, input.edits].filter((source) => source !== undefined).length;
   if (given > 1) return fail(parseError('Send one of patch text, operations or edits, not several.'));

@@ -6,10 +6,12 @@
  */
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { PatchClient, type Workspace } from '../../client/index.ts';
-import { createRegistry, resolveStateRoot, resolveTaskTimeoutMs } from '../cli/runtime.ts';
+import { HELP_OPTION, parseCommandArgs, UsageError, type OptionSpecs } from '../cli/args.ts';
+import { commandHelp, MCP_USAGE } from '../cli/help.ts';
+import { createRegistry } from '../cli/runtime.ts';
+import { readSettings, type Settings } from '../cli/settings.ts';
 import { serveConnection } from '../server/connection.ts';
 import { createLogger, describeError } from '../server/logger.ts';
 import { packageInfo } from '../server/packageInfo.ts';
@@ -17,42 +19,43 @@ import { claimStdout } from '../server/stdoutGuard.ts';
 import { trackPendingRequests } from './pendingRequests.ts';
 import { createMcpServer } from './server.ts';
 
-export const MCP_USAGE = 'usage: patchd mcp [-C DIR] [--task-timeout-ms N] [--state-dir DIR]';
+const MCP_OPTIONS: OptionSpecs = {
+  directory: { type: 'string', short: 'C', value: 'DIR', help: 'workspace root (default: the current directory)' },
+  'task-timeout-ms': { type: 'string', value: 'N', help: 'per-task time limit for the matcher (also $PATCHD_TASK_TIMEOUT_MS)' },
+  'state-dir': { type: 'string', value: 'DIR', help: 'state root (journals, trash); also $PATCHD_STATE_DIR' },
+  ...HELP_OPTION,
+};
 
-const MCP_HELP = `${MCP_USAGE}
-
-Serve the workspace DIR (default: the current directory) as an MCP server over stdin/stdout,
+const MCP_ABOUT = `Serve the workspace DIR (default: the current directory) as an MCP server over stdin/stdout,
 with the tools apply_patch {patch, dry_run?} and read_file {path}. Logs go to stderr; the
-server exits when stdin closes.
-
-  -C, --directory DIR  workspace root (default: .)
-  --task-timeout-ms N  per-task time limit for the matcher (also $PATCHD_TASK_TIMEOUT_MS)
-  --state-dir DIR      where journals and trash live (also $PATCHD_STATE_DIR)
-`;
+server exits when stdin closes.`;
 
 /** Closing after stdin ends may take this long before the process exits anyway. */
 const STOP_GRACE_MS = 2_500;
 
 interface McpCommand {
   readonly root: string;
-  readonly taskTimeoutMs: number;
-  readonly stateRoot: string | undefined;
+  readonly settings: Settings;
 }
 
 /** Serves until stdin closes; resolves with the exit code. */
 export async function runMcp(args: readonly string[]): Promise<number> {
-  const parsed = parseMcpArgs(args);
-  if (parsed === 'help') {
-    process.stdout.write(MCP_HELP);
-    return 0;
-  }
-  if (typeof parsed === 'string') {
-    process.stderr.write(`patchd mcp: ${parsed}\n${MCP_USAGE}\n`);
+  let parsed: McpCommand | 'help';
+  try {
+    parsed = parseMcpArgs(args);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`patchd mcp: ${error.message}\n${MCP_USAGE}  (see patchd mcp --help)\n`);
     return 2;
   }
+  if (parsed === 'help') {
+    process.stdout.write(commandHelp(MCP_USAGE, MCP_ABOUT, MCP_OPTIONS));
+    return 0;
+  }
+  const { settings } = parsed;
   const wire = claimStdout();
-  const log = createLogger();
-  const registry = createRegistry({ taskTimeoutMs: parsed.taskTimeoutMs, log, stateRoot: parsed.stateRoot });
+  const log = createLogger(process.stderr, settings.logLevel);
+  const registry = createRegistry({ taskTimeoutMs: settings.taskTimeoutMs, log, stateRoot: settings.stateRoot });
   const toDaemon = new PassThrough();
   const fromDaemon = new PassThrough();
   const session = serveConnection({ input: toDaemon, output: fromDaemon, registry, log, onExit: () => {} });
@@ -93,23 +96,11 @@ export async function runMcp(args: readonly string[]): Promise<number> {
   return 0;
 }
 
-function parseMcpArgs(args: readonly string[]): McpCommand | 'help' | string {
-  try {
-    const { values } = parseArgs({
-      args: [...args],
-      options: {
-        directory: { type: 'string', short: 'C' },
-        'task-timeout-ms': { type: 'string' },
-        'state-dir': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    });
-    if (values.help === true) return 'help';
-    const taskTimeoutMs = resolveTaskTimeoutMs(values['task-timeout-ms']);
-    if (taskTimeoutMs === undefined) return 'the task time limit must be a positive integer of milliseconds';
-    return { root: path.resolve(values.directory ?? '.'), taskTimeoutMs, stateRoot: resolveStateRoot(values['state-dir']) };
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
+function parseMcpArgs(args: readonly string[]): McpCommand | 'help' {
+  const { values, positionals } = parseCommandArgs(args, MCP_OPTIONS);
+  if (values.help === true) return 'help';
+  if (positionals.length > 0) throw new UsageError(`mcp takes no operands (got ${JSON.stringify(positionals[0])})`);
+  const text = (name: string) => values[name] as string | undefined;
+  const settings = readSettings({ taskTimeoutMs: text('task-timeout-ms'), stateDir: text('state-dir') }, 'info');
+  return { root: path.resolve(text('directory') ?? '.'), settings };
 }

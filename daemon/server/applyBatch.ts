@@ -7,10 +7,8 @@
  * Cancellation (or the client going away) stops items not yet started and aborts the ones in
  * flight before they commit; every lock is released as each item unwinds.
  */
-import {
-  DEFAULT_BATCH_CONCURRENCY,
-  type ApplyBatchParams, type BatchPatch, type BatchSummary, type Receipt,
-} from '../../protocol/index.ts';
+import { DEFAULT_BATCH_CONCURRENCY } from '../../protocol/constants.ts';
+import type { ApplyBatchParams, BatchPatch, BatchSummary, Receipt } from '../../protocol/index.ts';
 import { engineError } from '../engine/index.ts';
 import { applyPatch, type ApplyContext } from './applyPatch.ts';
 import { RequestCancelledError } from './failures.ts';

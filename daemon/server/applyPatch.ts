@@ -21,9 +21,12 @@ import { parseForWorkspace } from './parsePatch.ts';
 import { checkExpectations, collectExpectations, type Checked, type Expectations } from './preconditions.ts';
 import { assignCreatedDirs, failureOf, ReceiptDraft, toFileReceipt, type PatchFailure } from './receipts.ts';
 
+/** What runs the engine: the workspace's pool, or the engine in-process (the one-shot CLI). */
+export type EngineRunner = Pick<EnginePool, 'parse' | 'plan'>;
+
 export interface ApplyContext {
   readonly workspace: Workspace;
-  readonly pool: EnginePool;
+  readonly pool: EngineRunner;
   /** Aborted when the client cancels or disconnects; checked before anything is written. */
   readonly signal: AbortSignal;
   /** When set, the patch queues for its locks only after `turn.ready` (batch items lock in index order). */
@@ -74,8 +77,8 @@ async function prepare(params: ApplyParams, context: ApplyContext, draft: Receip
   return { ok: true, value: { params, parsed: parsed.value.parsed, expected: expected.value, paths } };
 }
 
-function patchInput({ patch, operations, edits, format, strip }: ApplyParams): PatchInput {
-  return { patch, operations, edits, format, strip };
+function patchInput({ patch, operations, edits, format, strip, reverse }: ApplyParams): PatchInput {
+  return { patch, operations, edits, format, strip, reverse };
 }
 
 async function lockPaths(paths: readonly string[], context: ApplyContext): Promise<LockLease> {

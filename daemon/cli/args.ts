@@ -1,0 +1,72 @@
+/**
+ * Command-line arguments of every subcommand, read one way: each option is declared once with
+ * its help line, and every mistake (unknown option, missing value, stray operand) is a
+ * {@link UsageError} with one plain sentence — never the parser's own wording.
+ */
+import { parseArgs } from 'node:util';
+
+/** Bad arguments or settings: the CLI prints the message and the usage, and exits 2. */
+export class UsageError extends Error {}
+
+export interface OptionSpec {
+  readonly type: 'boolean' | 'string';
+  readonly short?: string;
+  /** The value's placeholder in help (`DIR`, `N`); string options only. */
+  readonly value?: string;
+  readonly help: string;
+}
+
+export type OptionSpecs = Readonly<Record<string, OptionSpec>>;
+
+export interface ParsedArgs {
+  readonly values: Readonly<Record<string, string | boolean | undefined>>;
+  readonly positionals: readonly string[];
+}
+
+/** Every command takes `-h`/`--help`. */
+export const HELP_OPTION: OptionSpecs = { help: { type: 'boolean', short: 'h', help: 'show this help and exit' } };
+
+export function parseCommandArgs(args: readonly string[], specs: OptionSpecs): ParsedArgs {
+  const options = Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, spec.short === undefined ? { type: spec.type } : { type: spec.type, short: spec.short }]));
+  const { tokens } = parseArgs({ args: [...args], options, allowPositionals: true, strict: false, tokens: true });
+  const values: Record<string, string | boolean | undefined> = {};
+  const positionals: string[] = [];
+  for (const token of tokens) {
+    if (token.kind === 'positional') positionals.push(token.value);
+    if (token.kind !== 'option') continue;
+    const spec = specs[token.name];
+    if (spec === undefined) throw new UsageError(`unknown option ${token.rawName}`);
+    values[token.name] = optionValue(spec, token.rawName, token.value, token.inlineValue === true);
+  }
+  return { values, positionals };
+}
+
+function optionValue(spec: OptionSpec, rawName: string, value: string | undefined, inline: boolean): string | boolean {
+  if (spec.type === 'boolean') {
+    if (value !== undefined) throw new UsageError(`${rawName} takes no value`);
+    return true;
+  }
+  // `-C --dry-run`: the user forgot the value, the next option is not it.
+  if (value === undefined || (!inline && value.startsWith('-') && value !== '-')) throw new UsageError(`${rawName} needs a value (${spec.value ?? 'VALUE'})`);
+  if (value === '') throw new UsageError(`${rawName} needs a non-empty value`);
+  return value;
+}
+
+/** A whole number from `min` to `max`, or a usage error naming the option. */
+export function integerOption(value: string | undefined, name: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (Number.isSafeInteger(parsed) && parsed >= min && parsed <= max) return parsed;
+  const range = max === Number.MAX_SAFE_INTEGER ? `${min} or more` : `from ${min} to ${max}`;
+  throw new UsageError(`${name} must be a whole number ${range} (got ${JSON.stringify(value)})`);
+}
+
+/** The options block of a command's help: one aligned line per option. */
+export function optionsHelp(specs: OptionSpecs): string {
+  const names = Object.entries(specs).map(([name, spec]) => {
+    const long = `--${name}${spec.type === 'string' ? ` ${spec.value ?? 'VALUE'}` : ''}`;
+    return spec.short === undefined ? `    ${long}` : `-${spec.short}, ${long}`;
+  });
+  const width = Math.max(...names.map((name) => name.length));
+  return Object.values(specs).map((spec, index) => `  ${names[index]!.padEnd(width)}  ${spec.help}`).join('\n');
+}

@@ -1,0 +1,90 @@
+/**
+ * The inverse of a parsed patch (`patch -R`, `git apply -R`): applied to the patched files it
+ * gives back the originals. Every side the patch shows is swapped — added and removed lines,
+ * a rename's two paths, a replacement's old and new text, the final-newline markers. A
+ * change that does not show what it replaced (a whole-file write, an insertion, a delete that
+ * does not list the deleted lines) cannot be inverted: `not_reversible`.
+ */
+import { engineError } from './errors.ts';
+import { fail, ok, type FilePatch, type Hunk, type HunkLine, type ParsedPatch, type Result, type TextEdit } from './types.ts';
+
+export function reversePatch(parsed: ParsedPatch): Result<ParsedPatch> {
+  const files: FilePatch[] = [];
+  for (const file of parsed.files) {
+    const inverse = reverseFile(file);
+    if (!inverse.ok) return inverse;
+    files.push(inverse.value);
+  }
+  return ok({ ...parsed, files });
+}
+
+function reverseFile(file: FilePatch): Result<FilePatch> {
+  switch (file.op) {
+    case 'update': return ok({ op: 'update', path: file.path, hunks: reverseHunks(file.hunks) });
+    case 'rename': return ok({ op: 'rename', fromPath: file.path, path: file.fromPath, hunks: reverseHunks(file.hunks) });
+    case 'add': return ok(deletionOf(file.path, file.content));
+    case 'delete': return additionOf(file);
+    case 'edit': return reverseEdits(file.path, file.edits);
+    case 'write': return notReversible(file.path, 'a whole-file write does not say what the file held before');
+  }
+}
+
+/** Hunks with their sides swapped; each line hint moves to where the hunk starts in the patched file. */
+function reverseHunks(hunks: readonly Hunk[]): Hunk[] {
+  let shift = 0;
+  return hunks.map((hunk) => {
+    const reversed = reverseHunk(hunk, shift);
+    shift += hunk.lines.filter((line) => line.kind === 'add').length - hunk.lines.filter((line) => line.kind === 'remove').length;
+    return reversed;
+  });
+}
+
+function reverseHunk(hunk: Hunk, shift: number): Hunk {
+  const lines = hunk.lines.map((line): HunkLine => (line.kind === 'context' ? line : { kind: line.kind === 'add' ? 'remove' : 'add', text: line.text }));
+  // A side without a final newline ends the file, so the swapped hunk ends at the end too.
+  const reversed: { -readonly [K in keyof Hunk]: Hunk[K] } = { anchors: hunk.anchors, lines, atEndOfFile: hunk.atEndOfFile || hunk.finalNewline === 'remove' };
+  if (hunk.oldStart !== undefined) reversed.oldStart = Math.max(1, hunk.oldStart + shift);
+  // `add`: only the old side lacked the newline; `remove`: the new side lacks it (and the old side too when at the end).
+  if (hunk.finalNewline === 'add') reversed.finalNewline = 'remove';
+  if (hunk.finalNewline === 'remove') reversed.finalNewline = hunk.atEndOfFile ? 'remove' : 'add';
+  return reversed;
+}
+
+/** Undoing an addition deletes the file, checking it still holds what was added. */
+function deletionOf(path: string, content: string): FilePatch {
+  if (content === '') return { op: 'delete', path, hunks: [], mustBeEmpty: true };
+  const lacksNewline = !content.endsWith('\n');
+  const texts = (lacksNewline ? content : content.slice(0, -1)).split('\n');
+  const hunk: Hunk = {
+    oldStart: 1, anchors: [], atEndOfFile: true,
+    lines: texts.map((text) => ({ kind: 'remove', text })),
+    ...(lacksNewline ? { finalNewline: 'add' as const } : {}),
+  };
+  return { op: 'delete', path, hunks: [hunk] };
+}
+
+/** Undoing a deletion adds the file back, when the patch listed every line it deleted. */
+function additionOf(file: Extract<FilePatch, { op: 'delete' }>): Result<FilePatch> {
+  if (file.hunks.length === 0) {
+    return file.mustBeEmpty === true ? ok({ op: 'add', path: file.path, content: '' }) : notReversible(file.path, 'the patch deletes the file without listing its lines');
+  }
+  const [hunk, ...more] = file.hunks;
+  if (more.length > 0 || hunk === undefined || hunk.lines.some((line) => line.kind === 'add')) return notReversible(file.path, 'the deletion does not list the whole file');
+  const text = hunk.lines.map((line) => line.text).join('\n');
+  return ok({ op: 'add', path: file.path, content: hunk.finalNewline === 'add' ? text : `${text}\n` });
+}
+
+/** Edits apply in order on the running content, so their inverses apply in the opposite order. */
+function reverseEdits(path: string, edits: readonly TextEdit[]): Result<FilePatch> {
+  const reversed: TextEdit[] = [];
+  for (const edit of [...edits].reverse()) {
+    if (edit.kind === 'insert') return notReversible(path, 'an insertion does not say where its text ends');
+    if (edit.replace === '') return notReversible(path, 'a replacement by nothing leaves no text to find');
+    reversed.push({ ...edit, search: edit.replace, replace: edit.search });
+  }
+  return ok({ op: 'edit', path, edits: reversed });
+}
+
+function notReversible(path: string, why: string): Result<FilePatch> {
+  return fail(engineError('not_reversible', `${path} cannot be changed back: ${why}.`, { path }));
+}
