@@ -15,7 +15,7 @@ export function resolveStateRoot(flag: string | undefined, env: NodeJS.ProcessEn
   // The XDG spec: a relative XDG_STATE_HOME is invalid and must be ignored.
   const xdg = nonEmpty(env.XDG_STATE_HOME);
   if (xdg !== undefined && path.isAbsolute(xdg)) return path.join(xdg, 'patchd');
-  const home = os.homedir();
+  const home = nonEmpty(env.HOME) ?? os.homedir();
   if (home === '') throw new UsageError('no home directory to keep state in: set PATCHD_STATE_DIR or pass --state-dir');
   return path.join(home, '.local', 'state', 'patchd');
 }

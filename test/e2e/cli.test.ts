@@ -1,141 +1,304 @@
-/** The `patchd` command line: bin/patchd.js run as a child, as a user would. */
-import '../helpers/testState.ts';
+/** The `patchd` command line: bin/patchd.js run as a child, as a user would (pipes; see cliTerminal.test.ts for a TTY). */
+import { TEST_STATE_ROOT } from '../helpers/testState.ts';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { BatchSummarySchema, ReceiptSchema, type Receipt } from '../../protocol/index.ts';
-import { createProgress } from '../../daemon/cli/progress.ts';
-import { NO_COLORS } from '../../daemon/cli/render.ts';
+import { ReceiptSchema } from '../../protocol/index.ts';
+import { patchd, REPO_ROOT } from '../helpers/cli.ts';
 import { createTempTree } from '../helpers/tempTree.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/patchd.js', import.meta.url));
-// The source under test; bin/patchd.js would prefer a dist/ build when one exists.
-const MAIN = fileURLToPath(new URL('../../daemon/main.ts', import.meta.url));
 const PATCH = '--- a/greet.txt\n+++ b/greet.txt\n@@ -1,2 +1,2 @@\n hello\n-world\n+there\n';
+const V4A = JSON.stringify([{ type: 'update_file', path: 'greet.txt', diff: ' hello\n-world\n+there\n' }]);
+const EDITS = JSON.stringify({ edits: [{ path: 'greet.txt', oldText: 'world', newText: 'there' }] });
 
-function run(argv: readonly string[], options: { cwd?: string | undefined; input?: string | undefined }) {
-  const result = spawnSync(process.execPath, argv, { cwd: options.cwd, input: options.input ?? '', encoding: 'utf8', timeout: 30_000 });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+/** A workspace holding greet.txt, and patch files beside it (outside the workspace). */
+function greetTree(greet = 'hello\nworld\n') {
+  const tree = createTempTree({ 'greet.txt': greet });
+  const file = (name: string, content: string) => {
+    writeFileSync(join(tree.base, name), content);
+    return join(tree.base, name);
+  };
+  return { tree, file };
 }
 
-function patchd(args: readonly string[], options: { cwd?: string; input?: string } = {}) {
-  return run(['--import', import.meta.resolve('tsx'), MAIN, ...args], options);
+/** A usage mistake: exit 2, one plain sentence naming the command, then one usage line; nothing on stdout. */
+function assertUsageError(run: { code: number | null; stdout: string; stderr: string }, sentence: RegExp): void {
+  assert.equal(run.code, 2, run.stderr);
+  assert.equal(run.stdout, '');
+  const lines = run.stderr.trimEnd().split('\n');
+  assert.equal(lines.length, 2, run.stderr);
+  assert.match(lines[0]!, /^patchd( \w+)?: /);
+  assert.match(lines[0]!, sentence);
+  assert.match(lines[1]!, /^usage: patchd /);
+  assert.doesNotMatch(run.stderr, /ENOENT|EISDIR|EACCES|ERR_|Unknown option|TypeError|at .*\.ts:/);
 }
 
-describe('patchd CLI', () => {
-  test('bin/patchd.js --version prints the package version; --help the usage', () => {
-    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-    assert.deepEqual(run([BIN, '--version'], {}), { code: 0, stdout: `patchd ${version}\n`, stderr: '' });
+describe('patchd: help and version', () => {
+  test('--version prints the package version; --help lists the commands and the environment', () => {
+    const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+    assert.deepEqual(patchd(['--version']), { code: 0, stdout: `patchd ${version}\n`, stderr: '' });
     const help = patchd(['--help']);
     assert.equal(help.code, 0);
-    assert.match(help.stdout, /patchd apply \[PATCHFILE\|-\] \[-C DIR\]/);
+    for (const word of ['apply', 'serve', 'PATCHD_STATE_DIR', 'PATCHD_TASK_TIMEOUT_MS', 'PATCHD_LOG_LEVEL', 'NO_COLOR']) assert.ok(help.stdout.includes(word), word);
   });
 
-  test('apply PATCHFILE -C DIR applies and prints a readable receipt (no colour off a TTY)', () => {
-    using tree = createTempTree({ 'greet.txt': 'hello\nworld\n' });
-    const file = join(tree.base, 'change.diff');
-    writeFileSync(file, PATCH);
-    const run = patchd(['apply', file, '-C', tree.root]);
+  test('every subcommand has --help (exit 0, its options and the environment on stdout)', () => {
+    const options = { apply: ['--directory', '--strip', '--reverse', '--check', '--stat', '--batch', '--socket', '--state-dir'], serve: ['--socket', '--task-timeout-ms', '--state-dir'] };
+    for (const [command, help, flags] of [['apply', '--help', options.apply], ['serve', '-h', options.serve]] as const) {
+      const run = patchd([command, help]);
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stdout, new RegExp(`^usage: patchd ${command}`));
+      for (const flag of [...flags, 'PATCHD_STATE_DIR', 'PATCHD_LOG_LEVEL']) assert.ok(run.stdout.includes(flag), `${command} ${flag}`);
+    }
+  });
+});
+
+describe('patchd apply: one input reader', () => {
+  test('V4A operations and edits in JSON files apply as single patches (the batch reads them the same way, below)', () => {
+    for (const [name, content, format] of [['v4a.json', V4A, 'v4a'], ['edits.txt', EDITS, 'edits']] as const) {
+      const { tree, file } = greetTree();
+      using _tree = tree;
+      const run = patchd(['apply', '--json', file(name, content), '-C', tree.root]);
+      assert.equal(run.code, 0, run.stdout + run.stderr);
+      assert.equal(ReceiptSchema.parse(JSON.parse(run.stdout)).format, format);
+      assert.equal(tree.text('greet.txt'), 'hello\nthere\n');
+    }
+  });
+
+  test('JSON on stdin is detected too; --format overrides the detection', () => {
+    const { tree } = greetTree();
+    using _tree = tree;
+    const asText = patchd(['apply', '--json', '--dry-run', '--format', 'unified', '-C', tree.root], { input: V4A });
+    assert.equal(asText.code, 1);
+    assert.equal(ReceiptSchema.parse(JSON.parse(asText.stdout)).error?.code, 'parse_error');
+    const detected = patchd(['apply', '-C', tree.root], { input: V4A });
+    assert.equal(detected.code, 0, detected.stdout);
+    assert.match(detected.stdout, /^applied 1 file \(v4a, /);
+  });
+
+  test('a file that holds no patch is a rejection with the reason (exit 1), single or batch; nothing changes', () => {
+    const { tree, file } = greetTree();
+    using _tree = tree;
+    const bad = file('broken.json', '{"edits": [');
+    const shape = file('shape.json', '{"patch": 1}');
+    const single = patchd(['apply', bad, '-C', tree.root]);
+    assert.equal(single.code, 1);
+    assert.match(single.stdout, /rejected: nothing was changed/);
+    assert.match(single.stdout, /parse_error: .*broken\.json is not valid JSON/);
+    const wrongShape = patchd(['apply', '--json', shape, '-C', tree.root]);
+    assert.equal(wrongShape.code, 1);
+    assert.match(ReceiptSchema.parse(JSON.parse(wrongShape.stdout)).error?.message ?? '', /is not a patch: a JSON patch is an array of V4A operations/);
+    assert.equal(tree.text('greet.txt'), 'hello\nworld\n');
+  });
+});
+
+describe('patchd apply: usage mistakes are one plain sentence, the usage line and exit 2', () => {
+  test('files, directories, options, values', () => {
+    const { tree, file } = greetTree();
+    using _tree = tree;
+    const patch = file('change.diff', PATCH);
+    // The binary's view of each kind of mistake; test/cli/ covers every rule in-process.
+    const cases: [string[], RegExp][] = [
+      [['apply', join(tree.base, 'missing.diff')], /missing\.diff cannot be read: it does not exist/],
+      [['apply', tree.root], /is a directory, not a patch file \(use --batch/],
+      [['apply', '--bogus', patch], /unknown option --bogus$/],
+      [['apply', patch, '-C'], /-C needs a value \(DIR\)/],
+      [['apply', patch, '-C', join(tree.base, 'nowhere')], /nowhere does not exist/],
+      [['apply', '--concurrency', '4', patch], /--concurrency only applies to --batch/],
+      [['apply', '--batch', join(tree.base, 'missing')], /missing cannot be read: it does not exist/],
+      [['apply', '--socket', join(tree.base, 'no.sock'), patch], /no patchd daemon answers at .*no\.sock/],
+      [['serve', '--verbose'], /unknown option --verbose/],
+      [['frobnicate'], /unknown command "frobnicate"/],
+    ];
+    for (const [args, sentence] of cases) assertUsageError(patchd(args, { cwd: tree.root }), sentence);
+    assert.equal(tree.text('greet.txt'), 'hello\nworld\n');
+  });
+
+  test('environment settings are validated the same way by every command', () => {
+    const { tree, file } = greetTree();
+    using _tree = tree;
+    const patch = file('change.diff', PATCH);
+    const timeout = /PATCHD_TASK_TIMEOUT_MS must be a whole number 1 or more \(got "abc"\)/;
+    assertUsageError(patchd(['apply', patch, '-C', tree.root], { env: { PATCHD_TASK_TIMEOUT_MS: 'abc' } }), timeout);
+    assertUsageError(patchd(['apply', '--batch', patch, '-C', tree.root], { env: { PATCHD_TASK_TIMEOUT_MS: 'abc' } }), timeout);
+    assertUsageError(patchd(['serve'], { env: { PATCHD_TASK_TIMEOUT_MS: 'abc' } }), timeout);
+    const level = /PATCHD_LOG_LEVEL must be one of debug, info, warn, error \(got "loud"\)/;
+    assertUsageError(patchd(['apply', patch, '-C', tree.root], { env: { PATCHD_LOG_LEVEL: 'loud' } }), level);
+    assertUsageError(patchd(['serve'], { env: { PATCHD_LOG_LEVEL: 'loud' } }), level);
+    assert.equal(tree.text('greet.txt'), 'hello\nworld\n');
+    const debug = patchd(['apply', patch, '-C', tree.root], { env: { PATCHD_LOG_LEVEL: 'debug', PATCHD_TASK_TIMEOUT_MS: '' } });
+    assert.equal(debug.code, 0, debug.stderr);
+    assert.match(debug.stderr, /"level":"debug"/);
+  });
+});
+
+describe('patchd apply: git and patch habits', () => {
+  test('apply PATCHFILE -C DIR prints a readable receipt (no colour off a terminal); a rejection shows code, hint, nearest text', () => {
+    const { tree, file } = greetTree();
+    using _tree = tree;
+    const patch = file('change.diff', PATCH);
+    const run = patchd(['apply', patch, '-C', tree.root]);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /^applied 1 file \(unified, \d+ ms\)\n {2}M greet\.txt {2}\+1 −1\n$/);
-    assert.equal(tree.text('greet.txt'), 'hello\nthere\n');
+    const again = patchd(['apply', patch, '-C', tree.root]);
+    assert.equal(again.code, 1);
+    assert.match(again.stdout, /context_not_found \(greet\.txt, hunk 1\)/);
+    assert.match(again.stdout, /hint: The context or removed lines are not in the file/);
+    assert.match(again.stdout, /nearest text, line 1/);
+    assert.doesNotMatch(again.stdout, /\u001b\[/);
   });
 
-  test('apply - --dry-run reads stdin and writes nothing', () => {
-    using tree = createTempTree({ 'greet.txt': 'hello\nworld\n' });
+  test('-R applies the inverse: apply then -R gives back the original bytes', () => {
+    const { tree, file } = greetTree();
+    using _tree = tree;
+    tree.write('old.txt', 'gone\nsoon\n');
+    const patch = file('change.diff', `${PATCH}--- a/old.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-gone\n-soon\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+fresh\n`);
+    const before = tree.fingerprint();
+    assert.equal(patchd(['apply', patch, '-C', tree.root]).code, 0);
+    assert.equal(tree.text('new.txt'), 'fresh\n');
+    const reverse = patchd(['apply', '-R', patch, '-C', tree.root]);
+    assert.equal(reverse.code, 0, reverse.stdout);
+    assert.match(reverse.stdout, /A old\.txt/);
+    assert.match(reverse.stdout, /D new\.txt/);
+    assert.equal(tree.fingerprint(), before);
+    const twice = patchd(['apply', '--reverse', patch, '-C', tree.root]);
+    assert.equal(twice.code, 1, 'reversing a patch that is not applied is a rejection');
+  });
+
+  test('-R of a change that hides what it replaced is not_reversible', () => {
+    const { tree, file } = greetTree();
+    using _tree = tree;
+    const write = file('write.json', JSON.stringify({ edits: [{ path: 'fresh.txt', content: 'x\n' }] }));
+    const run = patchd(['apply', '-R', '--json', write, '-C', tree.root]);
+    assert.equal(run.code, 1);
+    assert.equal(ReceiptSchema.parse(JSON.parse(run.stdout)).error?.code, 'not_reversible');
+  });
+
+  test('--check is silent and writes nothing when the patch applies (exit 0), and explains on stderr when not (exit 1)', () => {
+    const { tree, file } = greetTree();
+    using _tree = tree;
+    const patch = file('change.diff', PATCH);
+    const before = tree.fingerprint();
+    assert.deepEqual(patchd(['apply', '--check', patch, '-C', tree.root]), { code: 0, stdout: '', stderr: '' });
+    assert.equal(tree.fingerprint(), before);
+    tree.write('greet.txt', 'hello\nplanet\n');
+    const failing = patchd(['apply', '--check', patch, '-C', tree.root]);
+    assert.equal(failing.code, 1);
+    assert.equal(failing.stdout, '');
+    assert.match(failing.stderr, /context_not_found/);
+  });
+
+  test('--stat prints +/- per file like git apply --stat, and writes nothing', () => {
+    const { tree, file } = greetTree();
+    using _tree = tree;
+    const patch = file('change.diff', `${PATCH}--- /dev/null\n+++ b/docs/new.txt\n@@ -0,0 +1,3 @@\n+a\n+b\n+c\n`);
+    const before = tree.fingerprint();
+    const run = patchd(['apply', '--stat', patch, '-C', tree.root]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, ' greet.txt    | 2 +-\n docs/new.txt | 3 +++\n 2 files changed, 4 insertions(+), 1 deletion(-)\n');
+    assert.equal(tree.fingerprint(), before);
+  });
+
+  test('--dry-run off a terminal prints the receipt without the diff, and writes nothing', () => {
+    const { tree } = greetTree();
+    using _tree = tree;
     const before = tree.fingerprint();
     const run = patchd(['apply', '-', '--dry-run'], { cwd: tree.root, input: PATCH });
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /^dry run: would change 1 file/);
+    assert.doesNotMatch(run.stdout, /^\+there$/m);
     assert.equal(tree.fingerprint(), before);
   });
 
-  test('a rejection exits 1 and shows the code, the hint and the nearest text', () => {
-    using tree = createTempTree({ 'greet.txt': 'hello\nplanet\n' });
-    const run = patchd(['apply', '-C', tree.root], { input: PATCH });
-    assert.equal(run.code, 1);
-    assert.match(run.stdout, /rejected/);
-    assert.match(run.stdout, /context_not_found \(greet\.txt, hunk 1\)/);
-    assert.match(run.stdout, /hint: The context or removed lines are not in the file/);
-    assert.match(run.stdout, /nearest text, line 1/);
-    assert.doesNotMatch(run.stdout, /\u001b\[/);
-  });
-
-  test('--json prints the receipt; --exact turns off tolerance', () => {
-    using tree = createTempTree({ 'greet.txt': 'hello  \nworld\n' });
+  test('--exact turns tolerance off; the tolerant tier shows in the receipt', () => {
+    const { tree } = greetTree('hello  \nworld\n');
+    using _tree = tree;
     const exact = patchd(['apply', '--json', '--exact', '-C', tree.root], { input: PATCH });
     assert.equal(exact.code, 1);
     assert.equal(ReceiptSchema.parse(JSON.parse(exact.stdout)).error?.code, 'context_not_found');
-    const tolerant = patchd(['apply', '--json', '-C', tree.root], { input: PATCH });
+    const tolerant = patchd(['apply', '-C', tree.root], { input: PATCH });
     assert.equal(tolerant.code, 0, tolerant.stdout);
-    const receipt = ReceiptSchema.parse(JSON.parse(tolerant.stdout));
-    assert.equal(receipt.files[0]?.hunks[0]?.tier, 'trailing_whitespace');
-  });
-
-  test('usage and setup errors exit 2', () => {
-    assert.equal(patchd(['apply', '--bogus']).code, 2);
-    assert.equal(patchd(['apply', '--format', 'klingon'], { input: PATCH }).code, 2);
-    assert.equal(patchd(['apply', '-C', '/definitely/not/here'], { input: PATCH }).code, 2);
-    assert.equal(patchd(['frobnicate']).code, 2);
+    assert.match(tolerant.stdout, /M greet\.txt {2}\+1 −1 \[hunk 1: trailing_whitespace\]/);
   });
 });
 
 describe('patchd apply --batch', () => {
   const batchTree = () => {
-    const tree = createTempTree({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    const tree = createTempTree({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'w.txt': 'w  \nx\n' });
     const dir = join(tree.base, 'patches');
     mkdirSync(dir);
     writeFileSync(join(dir, '1-a.diff'), '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+A\n');
     writeFileSync(join(dir, '2-b.json'), JSON.stringify([{ type: 'update_file', path: 'b.txt', diff: '-b\n+B\n' }]));
     writeFileSync(join(dir, '3-c.json'), JSON.stringify({ edits: [{ path: 'c.txt', content: 'new\n' }] }));
+    writeFileSync(join(dir, '4-broken.json'), '[{"type": ');
+    writeFileSync(join(dir, '5-w.diff'), '--- a/w.txt\n+++ b/w.txt\n@@ -1,2 +1,2 @@\n w\n-x\n+X\n');
     return { tree, dir };
   };
 
-  test('a directory of patches: a summary table, exit 0 when every patch applied', () => {
+  test('a directory of patches: a bad file is a rejected row with its reason, the rest apply; tolerant matches are flagged', () => {
     const { tree, dir } = batchTree();
     using _tree = tree;
     const run = patchd(['apply', '--batch', dir, '-C', tree.root]);
-    assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, /^patch\s+status\s+files\s+detail\n/);
-    assert.match(run.stdout, /1-a\.diff\s+applied\s+1\n/);
-    assert.match(run.stdout, /3-c\.json\s+applied\s+1\n/);
-    assert.match(run.stdout, /\n3 patches: 3 applied, 0 rejected\n$/);
+    assert.equal(run.code, 1, run.stderr);
+    const lines = run.stdout.trimEnd().split('\n');
+    assert.match(lines[0]!, /^patch\s+status\s+files\s+detail$/);
+    assert.match(lines[1]!, /1-a\.diff\s+applied\s+1$/);
+    assert.match(lines[3]!, /3-c\.json\s+applied\s+1$/);
+    assert.match(lines[4]!, /4-broken\.json\s+rejected\s+0 {2}parse_error: .*4-broken\.json is not valid JSON/);
+    assert.match(lines[5]!, /5-w\.diff\s+applied\s+1 {2}tolerant match: w\.txt hunk 1 \(trailing_whitespace\)$/);
+    assert.equal(lines[6], '5 patches: 4 applied, 1 rejected, 1 with tolerant matches');
     assert.equal(run.stderr, '', 'no progress bar off a terminal');
-    assert.deepEqual([tree.text('a.txt'), tree.text('b.txt'), tree.text('c.txt')], ['A\n', 'B\n', 'new\n']);
+    assert.deepEqual(['a.txt', 'b.txt', 'c.txt', 'w.txt'].map((name) => tree.text(name)), ['A\n', 'B\n', 'new\n', 'w  \nX\n']);
   });
 
-  test('files as given; one rejection exits 1; --json gives the summary with every receipt', () => {
+  test('--json gives JSON Lines: one receipt per line, each naming its file', () => {
     const { tree, dir } = batchTree();
     using _tree = tree;
-    writeFileSync(join(dir, '4-bad.diff'), '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-zzz\n+x\n');
-    const run = patchd(['apply', '--batch', '--json', join(dir, '4-bad.diff'), join(dir, '1-a.diff'), '-C', tree.root]);
+    const run = patchd(['apply', '--batch', '--json', '--dry-run', dir, '-C', tree.root]);
     assert.equal(run.code, 1, run.stderr);
-    const report = JSON.parse(run.stdout) as { files: string[] };
-    const summary = BatchSummarySchema.parse(report);
-    assert.deepEqual([summary.total, summary.applied, summary.rejected], [2, 1, 1]);
-    assert.deepEqual(report.files.map((file) => file.split('/').at(-1)), ['4-bad.diff', '1-a.diff']);
-    assert.deepEqual(summary.receipts?.map((receipt) => receipt.error?.code ?? receipt.status), ['context_not_found', 'applied']);
+    const lines = run.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { file: string });
+    const byFile = new Map(lines.map((line) => [line.file.split('/').at(-1), ReceiptSchema.parse(line)]));
+    assert.deepEqual([...byFile.keys()].sort(), readdirSync(dir).sort());
+    assert.equal(byFile.get('4-broken.json')?.error?.code, 'parse_error');
+    assert.equal(byFile.get('5-w.diff')?.files[0]?.hunks[0]?.tier, 'trailing_whitespace');
+    assert.deepEqual([...byFile.values()].filter((receipt) => receipt.status === 'dry_run').length, 4);
+    assert.equal(tree.text('a.txt'), 'a\n');
+  });
+});
+
+describe('patchd: where state lives', () => {
+  /** Applies PATCH with HOME in the tree and no state settings but `env` (given the tree's base); returns where state went. */
+  const applyWithState = (env: (base: string) => Record<string, string>) => {
+    const { tree } = greetTree();
+    const home = join(tree.base, 'home');
+    const run = patchd(['apply', '-C', tree.root], { input: PATCH, env: { HOME: home, PATCHD_STATE_DIR: undefined, XDG_STATE_HOME: undefined, ...env(tree.base) } });
+    assert.equal(run.code, 0, run.stderr);
+    return { tree, home };
+  };
+
+  test('default: ~/.local/state/patchd, one folder per workspace', () => {
+    const { tree, home } = applyWithState(() => ({}));
+    using _tree = tree;
+    assert.equal(readdirSync(join(home, '.local', 'state', 'patchd')).length, 1);
   });
 
-  test('usage errors exit 2', () => {
-    assert.equal(patchd(['apply', '--batch']).code, 2);
-    assert.equal(patchd(['apply', '--batch', '/definitely/not/here']).code, 2);
-    assert.equal(patchd(['apply', '--batch', '.', '--concurrency', '0']).code, 2);
+  test('$XDG_STATE_HOME/patchd when it is set (the order against PATCHD_STATE_DIR and --state-dir: test/cli)', () => {
+    const { tree, home } = applyWithState((base) => ({ XDG_STATE_HOME: join(base, 'xdg') }));
+    using _tree = tree;
+    assert.equal(readdirSync(join(tree.base, 'xdg', 'patchd')).length, 1);
+    assert.ok(!existsSync(join(home, '.local')));
   });
 
-  test('the progress bar draws on a terminal only, and erases itself', () => {
-    const written: string[] = [];
-    const terminal = { isTTY: true, write: (text: string) => written.push(text) } as unknown as NodeJS.WriteStream;
-    const progress = createProgress(terminal, 2, NO_COLORS);
-    progress.tick({ status: 'applied' } as Receipt);
-    progress.tick({ status: 'rejected' } as Receipt);
-    progress.done();
-    assert.match(written.join(''), /2\/2 {2}✓ 1 {2}✗ 1/);
-    assert.equal(written.at(-1), '\r\u001b[2K');
-    const pipe = { isTTY: false, write: () => assert.fail('wrote to a pipe') } as unknown as NodeJS.WriteStream;
-    createProgress(pipe, 1, NO_COLORS).tick({ status: 'applied' } as Receipt);
+  test('a state dir that cannot be used is a usage error in plain words', () => {
+    const { tree, file } = greetTree();
+    using _tree = tree;
+    const blocker = file('not-a-dir', 'x');
+    const run = patchd(['apply', '--state-dir', join(blocker, 'state'), '-C', tree.root], { input: PATCH });
+    assertUsageError(run, /cannot use the state directory .*: a part of the path is not a directory/);
+  });
+
+  test('the tests themselves keep state in their own root', () => {
+    assert.equal(process.env.PATCHD_STATE_DIR, TEST_STATE_ROOT);
   });
 });
