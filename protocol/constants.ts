@@ -17,6 +17,9 @@ export type Dialect = (typeof DIALECTS)[number];
 /** Every `format` name `patch/apply` accepts besides `auto`; `initialize` reports exactly this list. */
 export const FORMATS = DIALECTS;
 
+/** Largest `strip` level accepted (`patch -pN`). */
+export const MAX_STRIP = 64;
+
 /** Most patches one batch may carry. */
 export const MAX_BATCH_PATCHES = 10_000;
 /** Most patches of a batch in flight at once. */

@@ -3,6 +3,7 @@
  */
 import { ProgressType } from 'vscode-jsonrpc';
 import { z } from 'zod';
+import { MAX_STRIP } from './constants.ts';
 import { defineNotification, defineRequest } from './define.ts';
 import { FormatNameSchema } from './formats.ts';
 import { FileReceiptSchema, ReceiptSchema, type FileReceipt } from './receipt.ts';
@@ -12,8 +13,7 @@ import { MAX_PATH_CHARS, WorkspaceIdSchema } from './workspace.ts';
 export const MAX_OPERATIONS = 2000;
 /** Most entries in `expectedSha256ByPath` or `baseVersions`. */
 export const MAX_PRECONDITIONS = 2000;
-/** Largest `strip` level accepted. */
-export const MAX_STRIP = 64;
+export { MAX_STRIP } from './constants.ts';
 
 const PathSchema = z.string().max(MAX_PATH_CHARS);
 

@@ -60,8 +60,8 @@ async function applyOne(command: ApplyCommand, settings: Settings): Promise<Rece
 /** The `patch/apply` params of one patch as the command line asks for it. */
 export function applyParams(command: ApplyCommand, source: PatchSource): ApplyParams {
   const input = 'patch' in source ? { patch: source.patch } : 'edits' in source ? { edits: [...source.edits] } : { operations: [...source.operations] };
-  const { format, dryRun, reverse } = command;
-  return { workspaceId: 'cli', ...input, format, dryRun, reverse, fuzz: command.exact ? 'exact' : 'default' };
+  const { format, dryRun, reverse, strip } = command;
+  return { workspaceId: 'cli', ...input, format, dryRun, reverse, strip, fuzz: command.exact ? 'exact' : 'default' };
 }
 
 function printReceipt(command: ApplyCommand, receipt: Receipt): void {

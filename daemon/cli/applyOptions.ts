@@ -1,12 +1,10 @@
 /** `patchd apply` arguments: one patch (`PATCHFILE|-`) or a batch (`--batch PATH…`). */
-import { DEFAULT_BATCH_CONCURRENCY, FORMATS, MAX_BATCH_CONCURRENCY } from '../../protocol/constants.ts';
+import { DEFAULT_BATCH_CONCURRENCY, FORMATS, MAX_BATCH_CONCURRENCY, MAX_STRIP } from '../../protocol/constants.ts';
 import type { FormatName } from '../engine/types.ts';
 import { HELP_OPTION, integerOption, parseCommandArgs, UsageError, type OptionSpecs } from './args.ts';
 
 /** Patch formats `--format` takes (the wire's `format` names). */
 const FORMAT_NAMES: readonly FormatName[] = ['auto', ...FORMATS];
-/** GNU patch and git take any -p; a path has far fewer components than this. */
-const MAX_STRIP = 1000;
 
 export const APPLY_OPTIONS: OptionSpecs = {
   directory: { type: 'string', short: 'C', value: 'DIR', help: 'workspace root (default: the current directory)' },

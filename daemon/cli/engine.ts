@@ -3,7 +3,7 @@
  * than a patch costs to apply, and the process ends with the patch anyway.
  */
 import { ok, parsePatch, planPatch, requiredPaths } from '../engine/index.ts';
-import type { EngineRunner } from '../server/applyPatch.ts';
+import type { EngineRunner } from '../server/parsePatch.ts';
 
 export const inProcessEngine: EngineRunner = {
   async parse(input) {

@@ -17,8 +17,8 @@ export async function applyThroughDaemon(socket: string, command: ApplyCommand, 
     });
     try {
       const change = 'patch' in source ? source.patch : 'edits' in source ? { edits: source.edits } : source.operations;
-      const { format, dryRun, reverse } = command;
-      return await workspace.apply(change, { format, dryRun, reverse, fuzz: command.exact ? 'exact' : 'default' });
+      const { format, dryRun, reverse, strip } = command;
+      return await workspace.apply(change, { format, dryRun, reverse, strip, fuzz: command.exact ? 'exact' : 'default' });
     } finally {
       await workspace.close();
     }

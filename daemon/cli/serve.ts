@@ -14,7 +14,7 @@ import { serveSocket } from './serveSocket.ts';
 import { readSettings, type Settings } from './settings.ts';
 import { stopOnce } from './stop.ts';
 
-const SERVE_OPTIONS: OptionSpecs = {
+export const SERVE_OPTIONS: OptionSpecs = {
   socket: { type: 'string', value: 'PATH', help: 'serve any number of clients on this unix socket (mode 0600) until SIGINT/SIGTERM; a stale socket file is replaced, a live daemon\'s is refused' },
   'task-timeout-ms': { type: 'string', value: 'N', help: 'per-task time limit for the matcher (also $PATCHD_TASK_TIMEOUT_MS)' },
   'state-dir': { type: 'string', value: 'DIR', help: 'state root (journals, trash); also $PATCHD_STATE_DIR' },

@@ -10,19 +10,15 @@
  */
 import type { ApplyParams, FileReceipt, Receipt } from '../../protocol/index.ts';
 import type { EngineError, FileSnapshot, ParsedPatch, PatchInput, Plan, PlannedFile } from '../engine/index.ts';
-import type { EnginePool } from '../pool/pool.ts';
 import { LockAbortedError } from '../workspace/locks.ts';
 import { sha256Hex, type CommitOutcome, type LockLease, type Workspace } from '../workspace/workspace.ts';
 import { performance } from 'node:perf_hooks';
 import type { Turn } from './turns.ts';
 import { RequestCancelledError } from './failures.ts';
 import type { Logger } from './logger.ts';
-import { parseForWorkspace } from './parsePatch.ts';
+import { parseForWorkspace, type EngineRunner } from './parsePatch.ts';
 import { checkExpectations, collectExpectations, type Checked, type Expectations } from './preconditions.ts';
 import { assignCreatedDirs, failureOf, ReceiptDraft, toFileReceipt, type PatchFailure } from './receipts.ts';
-
-/** What runs the engine: the workspace's pool, or the engine in-process (the one-shot CLI). */
-export type EngineRunner = Pick<EnginePool, 'parse' | 'plan'>;
 
 export interface ApplyContext {
   readonly workspace: Workspace;

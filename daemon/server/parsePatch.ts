@@ -9,9 +9,12 @@ import type { EnginePool } from '../pool/pool.ts';
 import type { ParseOutput } from '../pool/tasks.ts';
 import type { Workspace } from '../workspace/workspace.ts';
 
+/** What runs the engine: the workspace's pool, or the engine in-process (the one-shot CLI). */
+export type EngineRunner = Pick<EnginePool, 'parse' | 'plan'>;
+
 export interface ParseContext {
   readonly workspace: Workspace;
-  readonly pool: EnginePool;
+  readonly pool: EngineRunner;
   readonly signal: AbortSignal;
 }
 

@@ -23,7 +23,7 @@ describe('patchd apply arguments', () => {
       [['--json=1'], /^--json takes no value$/],
       [['--format', 'klingon'], /^unknown format "klingon": use one of auto, unified, codex, v4a, search-replace, edits, shell$/],
       [['-p', '-1'], /^-p needs a value \(N\)$/],
-      [['-p', '1.5'], /^-p\/--strip must be a whole number from 0 to 1000 \(got "1\.5"\)$/],
+      [['-p', '1.5'], /^-p\/--strip must be a whole number from 0 to 64 \(got "1\.5"\)$/],
       [['a', 'b'], /^give at most one PATCHFILE/],
       [['--concurrency', '2', 'a'], /^--concurrency only applies to --batch$/],
       [['--batch'], /^--batch needs at least one patch file or directory$/],

@@ -1,10 +1,27 @@
-/** The README's reference tables stay true to the code. */
+/** The README stays true: its reference tables match the code, and its CLI examples run and print what it shows. */
+import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { test } from 'node:test';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
 import { ERROR_HINTS, FORMATS } from '../../protocol/index.ts';
+import { APPLY_OPTIONS } from '../../daemon/cli/applyOptions.ts';
+import { USAGE } from '../../daemon/cli/help.ts';
+import { SERVE_OPTIONS } from '../../daemon/cli/serve.ts';
+import { ENVIRONMENT_HELP } from '../../daemon/cli/settings.ts';
+import { BIN, REPO_ROOT } from '../helpers/cli.ts';
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+
+/** The text of a `## ` section, up to the next one. */
+function section(heading: string): string {
+  const start = readme.indexOf(`\n${heading}\n`);
+  assert.ok(start >= 0, `README has no section ${heading}`);
+  const end = readme.indexOf('\n## ', start + heading.length + 2);
+  return readme.slice(start, end < 0 ? undefined : end);
+}
 
 test('every error code is in the README with its exact hint', () => {
   for (const [code, hint] of Object.entries(ERROR_HINTS)) {
@@ -19,3 +36,112 @@ test('every format is described in the README', () => {
 test('the README shows the commands a newcomer runs', () => {
   for (const command of ['npm install', 'npm start', 'npm test', 'npm run bench']) assert.ok(readme.includes(command), command);
 });
+
+describe('the README\'s CLI section', () => {
+  const cli = section('## The CLI');
+
+  test('shows the usage the CLI prints', () => {
+    assert.ok(cli.includes(`\`\`\`text\n${USAGE}\n\`\`\``), 'the usage block differs from patchd --help');
+  });
+
+  test('documents every option, and only options that exist', () => {
+    const options = new Map<string, string | undefined>([...Object.entries(APPLY_OPTIONS), ...Object.entries(SERVE_OPTIONS)].map(([name, spec]) => [name, spec.short]));
+    const mentioned = new Set([...cli.matchAll(/(?<![\w-])--([a-z][a-z-]*)/g)].map((match) => match[1]!));
+    for (const name of mentioned) assert.ok(options.has(name) || name === 'version', `README mentions --${name}, which no command takes`);
+    for (const [name, short] of options) {
+      assert.ok(mentioned.has(name), `README does not mention --${name}`);
+      if (short !== undefined) assert.match(cli, new RegExp(`(?<![\\w-])-${short}\\b`), `README does not mention -${short}`);
+    }
+  });
+
+  test('lists exactly the environment variables the commands read', () => {
+    const documented = [...cli.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((match) => match[1]!).sort();
+    const read = [...ENVIRONMENT_HELP.matchAll(/^ {2}([A-Z_]+) /gm)].map((match) => match[1]!);
+    for (const name of read) assert.ok(documented.includes(name), `README's environment table lacks ${name}`);
+    for (const name of documented) assert.ok(name === 'XDG_STATE_HOME' || read.includes(name), `${name} is documented but not read`);
+  });
+
+  test('every console example runs and prints what the README shows', async () => {
+    const steps = consoleSteps(cli);
+    assert.ok(steps.length >= 15, `only ${steps.length} commands found`);
+    using sandbox = createSandbox();
+    const background: ChildProcess[] = [];
+    try {
+      for (const step of steps) {
+        if (step.command.endsWith(' &')) {
+          background.push(await startInBackground(step.command.slice(0, -2), sandbox));
+          continue;
+        }
+        const run = spawnSync('sh', ['-c', `exec 2>&1; ${step.command}`], { cwd: sandbox.dir, env: sandbox.env, encoding: 'utf8', timeout: 60_000 });
+        assertShows(run.stdout, step.expected, step.command);
+      }
+    } finally {
+      await Promise.all(background.map(stop));
+    }
+  });
+});
+
+interface Step {
+  readonly command: string;
+  readonly expected: readonly string[];
+}
+
+/** The `$ command` lines of every ```console block, each with the lines it prints. */
+function consoleSteps(text: string): Step[] {
+  const steps: { command: string; expected: string[] }[] = [];
+  for (const block of text.matchAll(/```console\n([\s\S]*?)```/g)) {
+    for (const line of block[1]!.trimEnd().split('\n')) {
+      if (line.startsWith('$ ')) steps.push({ command: line.slice(2), expected: [] });
+      else steps.at(-1)!.expected.push(line);
+    }
+  }
+  return steps;
+}
+
+/** Output matches line by line; timings are free, and a line ending in `…` matches any line it begins. */
+function assertShows(output: string, expected: readonly string[], command: string): void {
+  const normalise = (line: string) => line.replace(/, \d+ ms\)/, ', N ms)');
+  const actual = output.trimEnd() === '' ? [] : output.trimEnd().split('\n').map(normalise);
+  const shown = expected.map(normalise);
+  const matches = actual.length === shown.length && shown.every((line, index) => (line.endsWith('…') ? actual[index]!.startsWith(line.slice(0, -1)) : actual[index] === line));
+  assert.ok(matches, `$ ${command}\nREADME shows:\n${shown.join('\n')}\nbut it printed:\n${actual.join('\n')}`);
+}
+
+interface Sandbox extends Disposable {
+  readonly dir: string;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+/** A directory like the repository's root (examples/ linked in) with `patchd` on PATH and a private HOME. */
+function createSandbox(): Sandbox {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'patchd-readme-')));
+  symlinkSync(join(REPO_ROOT, 'examples'), join(dir, 'examples'));
+  mkdirSync(join(dir, 'bin'));
+  mkdirSync(join(dir, 'home'));
+  writeFileSync(join(dir, 'bin', 'patchd'), `#!/bin/sh\nexec '${process.execPath}' '${BIN}' "$@"\n`);
+  chmodSync(join(dir, 'bin', 'patchd'), 0o755);
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: join(dir, 'home'), PATH: `${join(dir, 'bin')}:${process.env.PATH ?? ''}` };
+  for (const name of ['PATCHD_STATE_DIR', 'XDG_STATE_HOME', 'NO_COLOR', 'PATCHD_LOG_LEVEL', 'PATCHD_TASK_TIMEOUT_MS']) delete env[name];
+  return { dir, env, [Symbol.dispose]: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Starts a `patchd serve …` example and resolves once it logs that it is serving. */
+function startInBackground(command: string, sandbox: Sandbox): Promise<ChildProcess> {
+  const child = spawn('sh', ['-c', `exec ${command}`], { cwd: sandbox.dir, env: { ...sandbox.env, PATCHD_LOG_LEVEL: 'info' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let log = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      log += chunk.toString('utf8');
+      if (log.includes('"msg":"serving"')) resolve(child);
+    });
+    child.once('exit', (code) => reject(new Error(`${command} exited (${code}) before serving:\n${log}`)));
+  });
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}

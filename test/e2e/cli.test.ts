@@ -149,6 +149,18 @@ describe('patchd apply: git and patch habits', () => {
     assert.doesNotMatch(again.stdout, /\u001b\[/);
   });
 
+  test('-p N strips N leading path components, like patch -pN', () => {
+    const { tree, file } = greetTree();
+    using _tree = tree;
+    const patch = file('deep.diff', PATCH.replaceAll('a/greet.txt', 'x/y/greet.txt').replaceAll('b/greet.txt', 'x/y/greet.txt'));
+    const unstripped = patchd(['apply', '-p0', patch, '-C', tree.root]);
+    assert.equal(unstripped.code, 1);
+    assert.match(unstripped.stdout, /not_found \(x\/y\/greet\.txt\)/);
+    const run = patchd(['apply', '--strip', '2', patch, '-C', tree.root]);
+    assert.equal(run.code, 0, run.stdout);
+    assert.equal(tree.text('greet.txt'), 'hello\nthere\n');
+  });
+
   test('-R applies the inverse: apply then -R gives back the original bytes', () => {
     const { tree, file } = greetTree();
     using _tree = tree;
