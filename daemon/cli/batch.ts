@@ -12,7 +12,7 @@ import { applyParams, succeeded } from './apply.ts';
 import type { ApplyCommand } from './applyOptions.ts';
 import { listBatchFiles, readBatchFile } from './batchFiles.ts';
 import { renderBatch } from './batchRender.ts';
-import { isUnreadable } from './input.ts';
+import { isUnreadable, type PatchSource } from './input.ts';
 import { unreadableReceipt, withLocalWorkspace } from './local.ts';
 import { createProgress } from './progress.ts';
 import { paletteFor } from './render.ts';
@@ -50,7 +50,7 @@ export async function runBatch(command: ApplyCommand, settings: Settings): Promi
   return receipts.every(succeeded) ? 0 : 1;
 }
 
-function batchPatch(command: ApplyCommand, source: Parameters<typeof applyParams>[1]): BatchPatch {
+function batchPatch(command: ApplyCommand, source: PatchSource): BatchPatch {
   const { workspaceId: _, ...patch } = applyParams(command, source);
   return patch;
 }
