@@ -141,6 +141,7 @@ describe('patchd apply: git and patch habits', () => {
     const run = patchd(['apply', patch, '-C', tree.root]);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /^applied 1 file \(unified, \d+ ms\)\n {2}M greet\.txt {2}\+1 −1\n$/);
+    tree.write('greet.txt', 'hello\nplanet\n');
     const again = patchd(['apply', patch, '-C', tree.root]);
     assert.equal(again.code, 1);
     assert.match(again.stdout, /context_not_found \(greet\.txt, hunk 1\)/);
