@@ -128,14 +128,15 @@ function anchorOf(text: string): string | undefined | null {
   const separator = text[2];
   if (separator !== ' ' && separator !== '\t') return null;
   // Only the separating space goes: an anchor's own indentation helps to pick the right line.
-  return text.slice(3);
+  // A CR at its end is the line's ending: anchors are compared without endings.
+  return text.endsWith('\r') ? text.slice(3, -1) : text.slice(3);
 }
 
 /** Where a chunk body stands while its lines are read. */
 interface BodyState {
   readonly lines: HunkLine[];
-  /** Empty lines not yet known to be context: trailing ones separate chunks or sections. */
-  pendingBlankLines: number;
+  /** Empty lines (`''`, or `'\r'` copied from a CRLF file) not yet known to be context: trailing ones separate chunks or sections. */
+  readonly pendingBlankLines: string[];
   lastKind: HunkLineKind | 'marker' | undefined;
   oldEnded: boolean;
   newEnded: boolean;
@@ -163,19 +164,19 @@ function parseChunkBody(source: ChunkSource, start: number, anchors: readonly st
 
 /** Reads body lines from `start` until `*** End of File`, an `@@` line, a `***` directive or the end. */
 function readBody(source: ChunkSource, start: number, hunkIndex: number): Result<BodyRead> {
-  const state: BodyState = { lines: [], pendingBlankLines: 0, lastKind: undefined, oldEnded: false, newEnded: false, finalNewline: undefined };
+  const state: BodyState = { lines: [], pendingBlankLines: [], lastKind: undefined, oldEnded: false, newEnded: false, finalNewline: undefined };
   for (let index = start; index < source.end; index++) {
     const line = source.lines[index] ?? '';
     if (line.startsWith('@@') || line.startsWith('***')) return closeBody(source, state, index, hunkIndex);
     const problem = readBodyLine(state, line);
     if (problem !== undefined) return fail(lineError(source, index, hunkIndex, problem));
   }
-  return ok({ state, next: source.end - state.pendingBlankLines, endOfFileMarker: false });
+  return ok({ state, next: source.end - state.pendingBlankLines.length, endOfFileMarker: false });
 }
 
 function closeBody(source: ChunkSource, state: BodyState, index: number, hunkIndex: number): Result<BodyRead> {
   const line = source.lines[index] ?? '';
-  if (line.trimEnd() !== END_OF_FILE) return ok({ state, next: index - state.pendingBlankLines, endOfFileMarker: false });
+  if (line.trimEnd() !== END_OF_FILE) return ok({ state, next: index - state.pendingBlankLines.length, endOfFileMarker: false });
   // Empty lines right before `*** End of File` are the file's last lines, not separators.
   const problem = flushBlankLines(state);
   if (problem !== undefined) return fail(lineError(source, index, hunkIndex, problem));
@@ -184,8 +185,8 @@ function closeBody(source: ChunkSource, state: BodyState, index: number, hunkInd
 
 /** Adds one body line to the chunk; returns what is wrong with it, if anything. */
 function readBodyLine(state: BodyState, line: string): string | undefined {
-  if (line === '') {
-    state.pendingBlankLines++;
+  if (line === '' || line === '\r') {
+    state.pendingBlankLines.push(line);
     return undefined;
   }
   if (line.startsWith('\\ ')) return readNoNewlineMarker(state);
@@ -204,8 +205,8 @@ function kindOf(line: string): HunkLineKind | undefined {
 }
 
 function flushBlankLines(state: BodyState): string | undefined {
-  for (; state.pendingBlankLines > 0; state.pendingBlankLines--) {
-    const problem = pushLine(state, 'context', '');
+  for (const blank of state.pendingBlankLines.splice(0)) {
+    const problem = pushLine(state, 'context', blank);
     if (problem !== undefined) return problem;
   }
   return undefined;

@@ -14,8 +14,8 @@ import { isBlank } from './chunks.ts';
 import { engineError, type EngineError } from './errors.ts';
 import { findNearestRegion, LineIndex, lowerBound, seekAll, seekHunk, type SeekRequest } from './match.ts';
 import { applyIndentShift, uniformIndentShift } from './relativeIndent.ts';
-import { findFoldedOccurrences, findOccurrences } from './substring.ts';
-import { lineCount, type TextFile } from './text.ts';
+import { findFoldedOccurrences, findOccurrences, type TextRange } from './substring.ts';
+import { endingNear, lineCount, type LineEnding, type TextFile } from './text.ts';
 import type { LineTier } from './tiers.ts';
 import { fail, ok, type MatchTier, type Result, type TextEdit } from './types.ts';
 
@@ -39,6 +39,8 @@ export interface EditContext {
   /** 0-based position of the edit in its file patch. */
   readonly editIndex: number;
   readonly tiers: readonly LineTier[];
+  /** The file's edits carry line endings (`carriesEndings`): searches compare raw, replacements are written as given. */
+  readonly explicit: boolean;
 }
 
 type ReplaceEdit = Extract<TextEdit, { kind: 'replace' }>;
@@ -65,6 +67,7 @@ type Step = () => StepOutcome;
 const MISSING: Missing = { kind: 'missing' };
 const AMBIGUITY_SAMPLE = 5;
 const FOLDED_TIERS = ['trailing_whitespace', 'unicode'] as const;
+type SubstringTier = 'exact' | (typeof FOLDED_TIERS)[number];
 
 export function locateEdit(file: TextFile, edit: TextEdit, context: EditContext): Result<LocatedEdit> {
   return edit.kind === 'insert' ? locateInsert(file, edit, context) : locateReplace(file, edit, context);
@@ -76,7 +79,7 @@ function locateReplace(file: TextFile, edit: ReplaceEdit, context: EditContext):
     return fail(engineError('parse_error', message, { path: context.path, hunkIndex: context.editIndex }));
   }
   const usable = file.bom && edit.search.startsWith('\uFEFF') ? { ...edit, search: edit.search.slice(1) } : edit;
-  const target: Target = { file, index: new LineIndex(file), edit: usable, context };
+  const target: Target = { file, index: new LineIndex(file, context.explicit ? 'raw' : 'content'), edit: usable, context };
   for (const step of replaceSteps(target)) {
     const outcome = step();
     if (outcome.kind === 'found') return ok(outcome.located);
@@ -127,7 +130,7 @@ function lineStep(target: Target, lines: EditLines, tiers: readonly LineTier[], 
   const splices = found.starts.map((start) => ({
     from: lineOffset(file, start),
     to: lineOffset(file, start + lines.old.length),
-    text: joinLines(relative ? applyIndentShift(lines.new, shiftAt(start)!) : lines.new, file.eol),
+    text: joinLines(relative ? applyIndentShift(lines.new, shiftAt(start)!) : lines.new, target.context.explicit ? '\n' : endingNear(file, start)),
   }));
   return { kind: 'found', located: { splices, line: found.starts[0]! + 1, tier: relative ? 'relative_indent' : found.tier } };
 }
@@ -143,17 +146,25 @@ function seekStarts(index: LineIndex, request: SeekRequest, all: boolean): { kin
   return MISSING;
 }
 
-function substringStep(target: Target, tier: 'exact' | (typeof FOLDED_TIERS)[number]): StepOutcome {
+function substringStep(target: Target, tier: SubstringTier): StepOutcome {
   const { file, edit, context } = target;
   if (!context.tiers.includes(tier)) return MISSING;
   const limit = edit.replaceAll ? Infinity : AMBIGUITY_SAMPLE;
-  const ranges = tier === 'exact'
-    ? findOccurrences(file.text, withEol(edit.search, file.eol), limit)
-    : findFoldedOccurrences(file.text, edit.search, tier === 'unicode', limit);
+  const ranges = findSubstrings(file, edit.search, tier, context.explicit, limit);
   if (ranges.length === 0) return MISSING;
   if (ranges.length > 1 && !edit.replaceAll) return { kind: 'ambiguous', lines: ranges.map((range) => lineOfOffset(file, range.from)) };
-  const text = withEol(edit.replace, file.eol);
-  return { kind: 'found', located: { splices: ranges.map((range) => ({ ...range, text })), line: lineOfOffset(file, ranges[0]!.from), tier } };
+  const splices = ranges.map((range) => ({ ...range, text: context.explicit ? edit.replace : withEnding(edit.replace, endingNear(file, lineOfOffset(file, range.from) - 1)) }));
+  return { kind: 'found', located: { splices, line: lineOfOffset(file, ranges[0]!.from), tier } };
+}
+
+/**
+ * Occurrences of `search` at `tier`. Without explicit endings a line break in the search is
+ * either ending, so on a file with CRLF lines the exact search skips the CRs of CRLFs.
+ */
+function findSubstrings(file: TextFile, search: string, tier: SubstringTier, explicit: boolean, limit: number): TextRange[] {
+  if (tier !== 'exact') return findFoldedOccurrences(file.text, search, tier, limit);
+  if (explicit || file.crlfCount === 0 || !search.includes('\n')) return findOccurrences(file.text, search, limit);
+  return findFoldedOccurrences(file.text, search, 'endings', limit);
 }
 
 function locateInsert(file: TextFile, edit: InsertEdit, context: EditContext): Result<LocatedEdit> {
@@ -168,7 +179,7 @@ function locateInsert(file: TextFile, edit: InsertEdit, context: EditContext): R
   const lines = toLines(edit.text);
   // After a last line without a newline, the inserted lines need one before them.
   const glue = edit.line === count && !file.finalNewline ? file.eol : '';
-  const text = lines.length === 0 ? '' : glue + joinLines(lines, file.eol);
+  const text = lines.length === 0 ? '' : glue + joinLines(lines, endingNear(file, edit.line));
   const at = lineOffset(file, edit.line);
   return ok({ splices: [{ from: at, to: at, text }], line: edit.line + 1, tier: 'exact' });
 }
@@ -200,12 +211,14 @@ function toLines(text: string): string[] {
   return (text.endsWith('\n') ? text.slice(0, -1) : text).split('\n');
 }
 
-function joinLines(lines: readonly string[], eol: string): string {
-  return lines.map((line) => line + eol).join('');
+/** Each line with its ending: LF after a line that ends in CR (its CRLF), `ending` after any other. */
+function joinLines(lines: readonly string[], ending: string): string {
+  return lines.map((line) => line + (line.endsWith('\r') ? '\n' : ending)).join('');
 }
 
-function withEol(text: string, eol: string): string {
-  return eol === '\n' ? text : text.replaceAll('\n', eol);
+/** `text` with each line break that is not already CRLF written as `ending`. */
+function withEnding(text: string, ending: LineEnding): string {
+  return ending === '\n' ? text : text.replace(/(?<!\r)\n/g, ending);
 }
 
 /** Offset in the text where 0-based line `line` starts; the end of the text past the last line. */

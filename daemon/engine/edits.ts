@@ -1,7 +1,9 @@
 /**
  * Planning an `edit` file patch (SEARCH/REPLACE blocks, str_replace edits, inserts): the edits
  * apply one after another on the running content, each located by editMatch.ts. Any edit that
- * fails rejects the whole patch. The file keeps its BOM, line ending and final-newline state.
+ * fails rejects the whole patch. The file keeps its BOM, line endings and final-newline state.
+ * As with hunks (DESIGN, Line endings), a file's edits whose search text has CRLF lines are
+ * EOL-explicit: they compare raw and their replacements are written as given.
  *
  * A missing file may be created by a first edit whose search is empty (str_replace tools
  * create files that way); its replacement is the new file's content, taken as given.
@@ -29,8 +31,9 @@ export function planEdit(path: string, edits: readonly TextEdit[], files: Files,
   const { file: original, first, created } = start.value;
   let current = original;
   const reports: HunkReport[] = [];
+  const explicit = edits.some((edit) => edit.kind === 'replace' && edit.search.includes('\r\n'));
   for (let editIndex = first; editIndex < edits.length; editIndex++) {
-    const located = locateEdit(current, edits[editIndex]!, { path, editIndex, tiers });
+    const located = locateEdit(current, edits[editIndex]!, { path, editIndex, tiers, explicit });
     if (!located.ok) return located;
     current = applySplices(current, located.value.splices, original.finalNewline);
     reports.push({ index: editIndex, line: located.value.line, tier: located.value.tier, offset: 0 });
@@ -73,7 +76,7 @@ function applySplices(file: TextFile, splices: readonly Splice[], finalNewline: 
 
 function keepFinalNewline(text: string, eol: string, finalNewline: boolean): string {
   if (text === '') return text;
-  if (!finalNewline && text.endsWith(eol)) return text.slice(0, -eol.length);
+  if (!finalNewline && text.endsWith('\n')) return text.slice(0, text.endsWith('\r\n') ? -2 : -1);
   if (finalNewline && !text.endsWith('\n')) return text + eol;
   return text;
 }

@@ -1,7 +1,7 @@
 /** Applying one file's hunks: locate each in order (match.ts), then splice the new lines in. */
 import { engineError, type EngineError } from './errors.ts';
 import { findAnchor, findNearestRegion, LineIndex, seekHunk } from './match.ts';
-import type { Piece, TextFile } from './text.ts';
+import { endingNear, lineEnding, TextWriter, type Piece, type TextFile } from './text.ts';
 import type { LineTier } from './tiers.ts';
 import { fail, ok, type Hunk, type HunkReport, type Result } from './types.ts';
 
@@ -33,20 +33,37 @@ interface Located {
 
 export function applyHunks(file: TextFile, hunks: readonly Hunk[], path: string, tiers: readonly LineTier[]): Result<AppliedHunks> {
   const usable = file.bom ? hunks.map(stripBom) : hunks;
-  const index = new LineIndex(file);
-  const located = locateHunks(index, usable, path, tiers);
+  const explicit = carriesEndings(usable);
+  const index = new LineIndex(file, explicit ? 'raw' : 'content');
+  const anchors = explicit ? new LineIndex(file) : index;
+  const located = locateHunks({ index, anchors }, usable, path, tiers);
   if (!located.ok) return located;
-  return ok(spliceHunks(file, index, located.value.located, located.value.reports));
+  return ok(spliceHunks({ file, index, explicit }, located.value.located, located.value.reports));
 }
 
-function locateHunks(index: LineIndex, hunks: readonly Hunk[], path: string, tiers: readonly LineTier[]): Result<{ located: Located[]; reports: HunkReport[] }> {
+/**
+ * A file's hunks are EOL-explicit when a context or removed line ends in CR (DESIGN, Line
+ * endings, rule 3): lines then compare raw, as `git apply` compares them, and each added line
+ * ends exactly as the patch spells it. Otherwise lines compare without their endings.
+ */
+export function carriesEndings(hunks: readonly Hunk[]): boolean {
+  return hunks.some((hunk) => hunk.lines.some((line) => line.kind !== 'add' && line.text.endsWith('\r')));
+}
+
+/** The file's lines in the hunks' view, and without endings for `@@` anchors. */
+interface Indexes {
+  readonly index: LineIndex;
+  readonly anchors: LineIndex;
+}
+
+function locateHunks({ index, anchors }: Indexes, hunks: readonly Hunk[], path: string, tiers: readonly LineTier[]): Result<{ located: Located[]; reports: HunkReport[] }> {
   const located: Located[] = [];
   const reports: HunkReport[] = [];
   let from = 0;
   let previousStart = 0;
   let shift = 0;
   for (const [hunkIndex, hunk] of hunks.entries()) {
-    const context = { index, path, hunkIndex, tiers, previousStart };
+    const context = { index, anchors, path, hunkIndex, tiers, previousStart };
     const found = locateHunk(hunk, from, shift, context);
     if (!found.ok) return found;
     const { start, tier } = found.value;
@@ -61,8 +78,7 @@ function locateHunks(index: LineIndex, hunks: readonly Hunk[], path: string, tie
   return ok({ located, reports });
 }
 
-interface LocateContext {
-  readonly index: LineIndex;
+interface LocateContext extends Indexes {
   readonly path: string;
   readonly hunkIndex: number;
   readonly tiers: readonly LineTier[];
@@ -73,7 +89,7 @@ function locateHunk(hunk: Hunk, from: number, shift: number, context: LocateCont
   const { index, path, hunkIndex, tiers } = context;
   let searchFrom = from;
   for (const anchor of hunk.anchors) {
-    const found = findAnchor(index, anchor, searchFrom, tiers);
+    const found = findAnchor(context.anchors, anchor, searchFrom, tiers);
     if (!found) {
       return fail(engineError('context_not_found', `The @@ anchor ${JSON.stringify(anchor)} of hunk ${hunkIndex + 1} is not in ${path}${searchFrom > 0 ? ` after line ${searchFrom}` : ''}.`, { path, hunkIndex }));
     }
@@ -119,42 +135,58 @@ function oldLines(hunk: Hunk): string[] {
   return old;
 }
 
-function spliceHunks(file: TextFile, index: LineIndex, located: readonly Located[], reports: readonly HunkReport[]): AppliedHunks {
-  const pieces: Piece[] = [];
-  const edits: AppliedEdit[] = [];
-  let copied = 0;
-  let newLineCount = 0;
-  let finalNewline = file.finalNewline;
-  for (const { hunk, start, length } of located) {
-    pieces.push({ from: copied, to: start });
-    newLineCount += start - copied;
-    const edit = applyHunkLines(hunk, index, start, newLineCount);
-    if (edit.newLines.length > 0) pieces.push(edit.newLines.join(file.eol) + file.eol);
-    edits.push(edit);
-    newLineCount += edit.newLines.length;
-    copied = start + length;
-    if (copied === index.length && hunk.finalNewline) finalNewline = hunk.finalNewline === 'add';
-  }
-  pieces.push({ from: copied, to: index.length });
-  newLineCount += index.length - copied;
-  return { pieces, finalNewline, lineCount: newLineCount, reports, edits };
+/** What a located hunk is written into. */
+interface Target {
+  readonly file: TextFile;
+  readonly index: LineIndex;
+  readonly explicit: boolean;
 }
 
-function applyHunkLines(hunk: Hunk, index: LineIndex, start: number, newStart: number): AppliedEdit {
+function spliceHunks(target: Target, located: readonly Located[], reports: readonly HunkReport[]): AppliedHunks {
+  const writer = new TextWriter(target.file);
+  const edits: AppliedEdit[] = [];
+  let copied = 0;
+  let finalNewline = target.file.finalNewline;
+  for (const { hunk, start, length } of located) {
+    writer.copy(copied, start);
+    edits.push(writeHunk(hunk, target, start, writer));
+    copied = start + length;
+    if (copied === target.index.length && hunk.finalNewline) finalNewline = hunk.finalNewline === 'add';
+  }
+  writer.copy(copied, target.index.length);
+  return { pieces: writer.finish(finalNewline), finalNewline, lineCount: writer.lineCount, reports, edits };
+}
+
+/**
+ * Context lines are copied as the file has them. An added line ending in CR is written with
+ * an LF after it (CRLF); so is every added line of an EOL-explicit hunk. Otherwise an added
+ * line takes the file's own ending where it goes: that of the nearest old line above it in
+ * the hunk (below it, for lines added at the hunk's top).
+ */
+function writeHunk(hunk: Hunk, target: Target, start: number, writer: TextWriter): AppliedEdit {
+  const { file, index, explicit } = target;
+  const newStart = writer.lineCount;
   const oldLines: string[] = [];
   const newLines: string[] = [];
   const diffLines: string[] = [];
+  let ending = explicit ? '\n' : endingNear(file, start);
   let cursor = start;
   for (const line of hunk.lines) {
     if (line.kind === 'add') {
+      writer.add(line.text, line.text.endsWith('\r') ? '\n' : ending);
       newLines.push(line.text);
       diffLines.push(`+${line.text}`);
       continue;
     }
-    const current = index.line(cursor++);
+    const current = index.line(cursor);
     oldLines.push(current);
-    if (line.kind === 'context') newLines.push(current);
+    if (line.kind === 'context') {
+      writer.copy(cursor, cursor + 1);
+      newLines.push(current);
+    }
     diffLines.push(`${line.kind === 'context' ? ' ' : '-'}${current}`);
+    if (!explicit) ending = lineEnding(file, cursor) || ending;
+    cursor++;
   }
   const changed = hunk.lines.some((line) => line.kind !== 'context');
   return { oldStart: start, oldLines, newStart, newLines, diffLines, changed };

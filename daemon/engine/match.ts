@@ -3,29 +3,32 @@
  * tier. Several matches at the lowest matching tier are ambiguous unless one sits at the hint.
  */
 import type { NearestRegion } from './errors.ts';
-import { allLines, lineAt, lineCount, type TextFile } from './text.ts';
+import { allLines, lineAt, lineCount, type LineView, type TextFile } from './text.ts';
 import { normalizeLine, type LineTier } from './tiers.ts';
 
 /**
- * A file's lines for matching. A line near a hint is sliced on demand; a search over the whole
- * range materialises the lines (normalised per tier) once, and repeated searches at a tier go
- * through an index from line text to positions, so many hunks without hints stay linear.
+ * A file's lines for matching, in one view (text.ts: without endings, or raw as git compares
+ * them). A line near a hint is sliced on demand; a search over the whole range materialises
+ * the lines (normalised per tier) once, and repeated searches at a tier go through an index
+ * from line text to positions, so many hunks without hints stay linear.
  */
 export class LineIndex {
   readonly #file: TextFile;
+  readonly #view: LineView;
   readonly #byTier = new Map<LineTier, readonly string[]>();
   readonly #positions = new Map<LineTier, Map<string, number[]>>();
   readonly #scans = new Map<LineTier, number>();
   readonly length: number;
 
-  constructor(file: TextFile) {
+  constructor(file: TextFile, view: LineView = 'content') {
     this.#file = file;
+    this.#view = view;
     this.length = lineCount(file);
   }
 
-  /** Line `index` as the file spells it. */
+  /** Line `index` as the file spells it, in this index's view. */
   line(index: number): string {
-    return lineAt(this.#file, index);
+    return lineAt(this.#file, index, this.#view);
   }
 
   /** Line `index` normalised for `tier`. */
@@ -37,7 +40,7 @@ export class LineIndex {
   at(tier: LineTier): readonly string[] {
     let normalized = this.#byTier.get(tier);
     if (!normalized) {
-      const lines = tier === 'exact' ? allLines(this.#file) : this.at('exact');
+      const lines = tier === 'exact' ? allLines(this.#file, this.#view) : this.at('exact');
       normalized = tier === 'exact' ? lines : lines.map((line) => normalizeLine(tier, line));
       this.#byTier.set(tier, normalized);
     }

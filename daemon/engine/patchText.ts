@@ -11,10 +11,12 @@ export interface PatchLines {
 }
 
 /**
- * Splits a patch into lines. When every line break is CRLF the CR is the line ending and is
- * removed; otherwise a CR is content and kept. Enforces the size and line-length limits.
+ * Splits a patch into lines and enforces the size and line-length limits. When every line
+ * ends in CRLF (pasted through a Windows clipboard) those CRs are transport and are removed;
+ * any other CR is kept, for the engine to read as a line's ending or as content (DESIGN,
+ * Line endings). `transport: false` keeps every CR (V4A diffs are JSON values, not pasted text).
  */
-export function splitPatchLines(text: string): Result<PatchLines> {
+export function splitPatchLines(text: string, { transport = true } = {}): Result<PatchLines> {
   if (text.length > LIMITS.maxPatchChars) {
     return fail(engineError('limit_exceeded', `The patch is ${text.length} characters; at most ${LIMITS.maxPatchChars} are accepted.`, {
       limit: { name: 'maxPatchChars', max: LIMITS.maxPatchChars, actual: text.length },
@@ -27,7 +29,7 @@ export function splitPatchLines(text: string): Result<PatchLines> {
   // A last line without a line ending says nothing about the ending the others use.
   const ended = terminated ? lines.length : lines.length - 1;
   let longest = 0;
-  let allCrlf = ended > 0;
+  let allCrlf = transport && ended > 0;
   for (const [index, line] of lines.entries()) {
     if (line.length > longest) longest = line.length;
     if (allCrlf && index < ended && !line.endsWith('\r')) allCrlf = false;

@@ -75,7 +75,7 @@ function planUpdate(fromPath: string, path: string, hunks: readonly Hunk[], file
     edits,
   );
   const op = fromPath === path ? 'update' : 'rename';
-  return ok({ op, path, fromPath: op === 'rename' ? fromPath : undefined, after: assemble(source.value, pieces, finalNewline), hunks: reports, diff, diagnostics: [] });
+  return ok({ op, path, fromPath: op === 'rename' ? fromPath : undefined, after: assemble(source.value, pieces), hunks: reports, diff, diagnostics: [] });
 }
 
 function planRename(fromPath: string, path: string, hunks: readonly Hunk[], files: Files, tiers: readonly LineTier[]): Result<PlannedFile> {

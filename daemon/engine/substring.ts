@@ -1,11 +1,15 @@
 /**
  * Finding a str_replace `oldText` that is not whole lines as a substring of a file's text:
- * exactly, or with trailing whitespace dropped (and Unicode punctuation folded) on both sides.
+ * exactly, with the CRs of CRLF endings dropped (a search that says nothing about endings), or
+ * with trailing whitespace dropped (and Unicode punctuation folded) on both sides.
  * Folding keeps a map back to the original offsets, so a folded match still names the exact
  * characters to replace. Leading whitespace is never folded: inside a substring it is
  * indentation, and replacing it with text spelled at another indentation would be a wrong edit.
  */
 import { foldPunctuationChar } from './tiers.ts';
+
+const LF = 10;
+const CR = 13;
 
 /** Characters `[from, to)` of the searched text. */
 export interface TextRange {
@@ -23,15 +27,24 @@ export function findOccurrences(haystack: string, needle: string, limit: number)
   return ranges;
 }
 
-/** Like `findOccurrences`, comparing folded forms; ranges are offsets in the unfolded `haystack`. */
-export function findFoldedOccurrences(haystack: string, needle: string, unicode: boolean, limit: number): TextRange[] {
-  const wanted = fold(needle, unicode).text;
+/** What folding drops: CRs before LF only, or all trailing whitespace (and, for `unicode`, folds punctuation too). */
+export type Folding = 'endings' | 'trailing_whitespace' | 'unicode';
+
+/**
+ * Like `findOccurrences`, comparing folded forms; ranges are offsets in the unfolded `haystack`.
+ * A range that starts at a line break takes in the CR before it, so that a replacement's own
+ * line break never leaves a CR behind (`\r` + `\r\n`).
+ */
+export function findFoldedOccurrences(haystack: string, needle: string, folding: Folding, limit: number): TextRange[] {
+  const wanted = fold(needle, folding).text;
   if (wanted === '') return [];
-  const folded = fold(haystack, unicode);
+  const folded = fold(haystack, folding);
   const ranges: TextRange[] = [];
   for (const range of findOccurrences(folded.text, wanted, Infinity)) {
     const original = unfold(folded, range);
-    if (original !== undefined) ranges.push(original);
+    if (original === undefined) continue;
+    const startsAtCrlf = haystack.charCodeAt(original.from) === LF && haystack.charCodeAt(original.from - 1) === CR;
+    ranges.push(startsAtCrlf ? { from: original.from - 1, to: original.to } : original);
     if (ranges.length === limit) break;
   }
   return ranges;
@@ -43,8 +56,9 @@ interface FoldedText {
   readonly origin: Int32Array;
 }
 
-function fold(text: string, unicode: boolean): FoldedText {
-  const dropped = trailingWhitespace(text);
+function fold(text: string, folding: Folding): FoldedText {
+  const unicode = folding === 'unicode';
+  const dropped = folding === 'endings' ? endingCrs(text) : trailingWhitespace(text);
   const changeAt = (at: number): string | undefined => {
     if (dropped[at] === 1) return '';
     if (!unicode || text.charCodeAt(at) < 128) return undefined;
@@ -72,13 +86,20 @@ function fold(text: string, unicode: boolean): FoldedText {
   return { text: pieces.join(''), origin };
 }
 
+/** Marks each CR that stands right before an LF. */
+function endingCrs(text: string): Uint8Array {
+  const marks = new Uint8Array(text.length);
+  for (let at = text.indexOf('\r\n'); at !== -1; at = text.indexOf('\r\n', at + 2)) marks[at] = 1;
+  return marks;
+}
+
 /** Marks whitespace (CR included) that only more whitespace separates from a line break or the end. */
 function trailingWhitespace(text: string): Uint8Array {
   const marks = new Uint8Array(text.length);
   let trailing = true;
   for (let at = text.length - 1; at >= 0; at--) {
     const code = text.charCodeAt(at);
-    if (code === 10) trailing = true;
+    if (code === LF) trailing = true;
     else if (!isWhitespace(code)) trailing = false;
     else if (trailing) marks[at] = 1;
   }

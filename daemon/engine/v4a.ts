@@ -72,7 +72,7 @@ function checkShape(operation: V4AOperation, index: number): EngineError | undef
 function readDiffLines(context: OperationContext): Result<readonly string[]> {
   const { diff } = context.operation;
   if (typeof diff !== 'string') return fail(parseError(context, `${context.label} has no diff. ${context.operation.type} needs one.`));
-  const split = splitPatchLines(diff);
+  const split = splitPatchLines(diff, { transport: false });
   if (!split.ok) return fail(engineError(split.error.code, `${context.label}: ${split.error.message}`, { path: context.path, limit: split.error.limit }));
   return ok(split.value.lines);
 }

@@ -133,10 +133,10 @@ test('operations keep their order in one patch', () => {
   assert.deepEqual(patch.files.map((file) => file.op), ['add', 'update', 'delete']);
 });
 
-test('a diff whose every line ends in CRLF has the CRs dropped, even without a final line ending', () => {
+test('a diff is a JSON value, not pasted text: even when every line ends in CRLF its CRs are kept', () => {
   const [hunk] = hunksOf(update('win.txt', ' first\r\n-second\r\n+SECOND'));
-  assert.deepEqual(hunk?.lines.map((line) => line.text), ['first', 'second', 'SECOND']);
-  assert.deepEqual(onlyFile(create('w.txt', '+a\r\n+b\r\n')), { op: 'add', path: 'w.txt', content: 'a\nb' });
+  assert.deepEqual(hunk?.lines.map((line) => line.text), ['first\r', 'second\r', 'SECOND']);
+  assert.deepEqual(onlyFile(create('w.txt', '+a\r\n+b\r\n+')), { op: 'add', path: 'w.txt', content: 'a\r\nb\r\n' });
 });
 
 test('a diff with mixed line endings keeps its CRs as content', () => {

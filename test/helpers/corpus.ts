@@ -1,10 +1,12 @@
 /** Reading the external conformance corpus (`../shared/conformance` or `$PATCHD_CONFORMANCE_DIR`). */
+import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { V4AOperation } from '../../daemon/engine/index.ts';
 
-export const SUITES = ['codex', 'git-history', 'llm-unified', 'search-replace', 'v4a'] as const;
+export const SUITES = ['codex', 'eol', 'git-history', 'llm-unified', 'search-replace', 'v4a'] as const;
 
 export interface CorpusCase {
   readonly id: string;
@@ -21,10 +23,27 @@ export interface CorpusCase {
 
 const repoRoot = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
-/** The corpus directory, or undefined when this checkout has none beside it. */
+/** The corpus directory: `$PATCHD_CONFORMANCE_DIR` when set, else `../shared/conformance`; undefined when it is not there. */
 export function findCorpus(): string | undefined {
-  const candidates = [process.env.PATCHD_CONFORMANCE_DIR, join(repoRoot, '..', 'shared', 'conformance')];
-  return candidates.find((dir): dir is string => dir !== undefined && dir !== '' && existsSync(join(dir, 'README.md')));
+  const configured = process.env.PATCHD_CONFORMANCE_DIR;
+  const dir = configured !== undefined && configured !== '' ? configured : join(repoRoot, '..', 'shared', 'conformance');
+  return existsSync(join(dir, 'README.md')) ? dir : undefined;
+}
+
+/**
+ * The corpus for a conformance runner. When it is missing, declares one test that says so:
+ * under CI (`CI=true`) the corpus must be there, so the test runs and fails; on a user's clone
+ * it is reported as skipped.
+ */
+export function corpusForRunner(): string | undefined {
+  const corpus = findCorpus();
+  if (corpus !== undefined) return corpus;
+  const where = '../shared/conformance or $PATCHD_CONFORMANCE_DIR';
+  const skip = process.env.CI === 'true' ? false : `no conformance corpus beside this checkout (${where}): skipped`;
+  test('conformance corpus', { skip }, () => {
+    assert.fail(`CI=true but no conformance corpus at ${where}`);
+  });
+  return undefined;
 }
 
 export function loadSuite(corpus: string, suite: string): CorpusCase[] {
@@ -74,17 +93,4 @@ export function diffTrees(actual: ReadonlyMap<string, Uint8Array>, expected: Rea
   }
   for (const path of actual.keys()) if (!expected.has(path)) problems.push(`unexpected ${path}`);
   return problems.length === 0 ? undefined : problems.join('\n');
-}
-
-/**
- * The shared corpus lost some files its apply cases delete (v4a/v15's `tmp/debug.log`, likely to
- * an ignore rule upstream). Rather than skip such a case, put a placeholder where the file was.
- */
-export function restoreLostDeleteTargets(conformanceCase: CorpusCase): string[] {
-  if (conformanceCase.expect !== 'apply' || !conformanceCase.operations) return [];
-  const lost = conformanceCase.operations
-    .filter((operation) => operation.type === 'delete_file' && !conformanceCase.input.has(operation.path))
-    .map((operation) => operation.path);
-  for (const path of lost) conformanceCase.input.set(path, new TextEncoder().encode('placeholder for a file the corpus lost\n'));
-  return lost;
 }
