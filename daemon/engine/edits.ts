@@ -2,8 +2,8 @@
  * Planning an `edit` file patch (SEARCH/REPLACE blocks, str_replace edits, inserts): the edits
  * apply one after another on the running content, each located by editMatch.ts. Any edit that
  * fails rejects the whole patch. The file keeps its BOM, line endings and final-newline state.
- * As with hunks (DESIGN, Line endings), a file's edits whose search text has CRLF lines are
- * EOL-explicit: they compare raw and their replacements are written as given.
+ * As with hunks (DESIGN, Line endings), a file's edits are EOL-explicit when their text has
+ * CRLF lines: searches then compare raw and new text is written as given.
  *
  * A missing file may be created by a first edit whose search is empty (str_replace tools
  * create files that way); its replacement is the new file's content, taken as given.
@@ -31,7 +31,7 @@ export function planEdit(path: string, edits: readonly TextEdit[], files: Files,
   const { file: original, first, created } = start.value;
   let current = original;
   const reports: HunkReport[] = [];
-  const explicit = edits.some((edit) => edit.kind === 'replace' && edit.search.includes('\r\n'));
+  const explicit = edits.some((edit) => (edit.kind === 'replace' ? edit.search + edit.replace : edit.text).includes('\r\n'));
   for (let editIndex = first; editIndex < edits.length; editIndex++) {
     const located = locateEdit(current, edits[editIndex]!, { path, editIndex, tiers, explicit });
     if (!located.ok) return located;

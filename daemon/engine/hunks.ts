@@ -25,6 +25,8 @@ export interface AppliedHunks {
   readonly edits: readonly AppliedEdit[];
 }
 
+const BOM = '\uFEFF';
+
 interface Located {
   readonly hunk: Hunk;
   readonly start: number;
@@ -32,7 +34,7 @@ interface Located {
 }
 
 export function applyHunks(file: TextFile, hunks: readonly Hunk[], path: string, tiers: readonly LineTier[]): Result<AppliedHunks> {
-  const usable = file.bom ? hunks.map(stripBom) : hunks;
+  const usable = file.bom ? hunks.map((hunk) => stripBom(hunk, file.text === '')) : hunks;
   const explicit = carriesEndings(usable);
   const index = new LineIndex(file, explicit ? 'raw' : 'content');
   const anchors = explicit ? new LineIndex(file) : index;
@@ -42,12 +44,13 @@ export function applyHunks(file: TextFile, hunks: readonly Hunk[], path: string,
 }
 
 /**
- * A file's hunks are EOL-explicit when a context or removed line ends in CR (DESIGN, Line
- * endings, rule 3): lines then compare raw, as `git apply` compares them, and each added line
- * ends exactly as the patch spells it. Otherwise lines compare without their endings.
+ * A file's hunks are EOL-explicit when one of their lines ends in CR (DESIGN, Line endings,
+ * rules 3 and 4): lines then compare raw, as `git apply` compares them, and each added line
+ * ends exactly as the patch spells it. (A git diff with no context, `-U0`, may show CRs on
+ * added lines only.) Otherwise the patch says nothing about endings: lines compare without them.
  */
 export function carriesEndings(hunks: readonly Hunk[]): boolean {
-  return hunks.some((hunk) => hunk.lines.some((line) => line.kind !== 'add' && line.text.endsWith('\r')));
+  return hunks.some((hunk) => hunk.lines.some((line) => line.text.endsWith('\r')));
 }
 
 /** The file's lines in the hunks' view, and without endings for `@@` anchors. */
@@ -192,7 +195,12 @@ function writeHunk(hunk: Hunk, target: Target, start: number, writer: TextWriter
   return { oldStart: start, oldLines, newStart, newLines, diffLines, changed };
 }
 
-function stripBom(hunk: Hunk): Hunk {
-  if (!hunk.lines.some((line) => line.text.startsWith('\uFEFF'))) return hunk;
-  return { ...hunk, lines: hunk.lines.map((line) => (line.text.startsWith('\uFEFF') ? { ...line, text: line.text.slice(1) } : line)) };
+/**
+ * The file keeps its BOM apart from its lines; a hunk that spells it (git diffs bytes) loses it.
+ * In a file that is nothing but a BOM, an old line that is just the BOM is the BOM, not a line.
+ */
+function stripBom(hunk: Hunk, bomOnly: boolean): Hunk {
+  if (!hunk.lines.some((line) => line.text.startsWith(BOM))) return hunk;
+  const lines = bomOnly ? hunk.lines.filter((line) => line.kind === 'add' || line.text !== BOM) : hunk.lines;
+  return { ...hunk, lines: lines.map((line) => (line.text.startsWith(BOM) ? { ...line, text: line.text.slice(1) } : line)) };
 }
