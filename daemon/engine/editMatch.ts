@@ -39,7 +39,7 @@ export interface EditContext {
   /** 0-based position of the edit in its file patch. */
   readonly editIndex: number;
   readonly tiers: readonly LineTier[];
-  /** The file's edits carry line endings (`carriesEndings`): searches compare raw, replacements are written as given. */
+  /** The file's edits carry their line endings (edits.ts): searches compare raw, new text is written as given. */
   readonly explicit: boolean;
 }
 
