@@ -15,7 +15,25 @@ expectType<Equal<protocol.MatchTier, engine.MatchTier>>();
 expectType<Equal<protocol.V4AOperation['type'], engine.V4AOperation['type']>>();
 expectType<protocol.FormatName extends engine.FormatName ? true : false>();
 
-test('every accepted format is a dialect, and auto is not listed', () => {
-  for (const format of protocol.FORMATS) assert.ok((protocol.DIALECTS as readonly string[]).includes(format));
+const CODEX = '*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+b\n*** End Patch\n';
+/** One patch per format, as the engine takes it. */
+const SAMPLES: Record<string, engine.PatchInput> = {
+  unified: { patch: '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n' },
+  codex: { patch: CODEX },
+  v4a: { operations: [{ type: 'update_file', path: 'a.txt', diff: '@@\n-a\n+b\n' }] },
+  'search-replace': { patch: 'a.txt\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n' },
+  edits: { edits: [{ path: 'a.txt', oldText: 'a', newText: 'b' }] },
+  shell: { patch: `apply_patch <<'EOF'\n${CODEX}EOF\n` },
+};
+
+test('the engine parses a patch under each format the protocol lists, and names it that dialect; auto detects it', () => {
+  assert.deepEqual(Object.keys(SAMPLES).sort(), [...protocol.FORMATS].sort(), 'one sample per listed format');
+  for (const format of protocol.FORMATS) {
+    const input = SAMPLES[format]!;
+    const parsed = engine.parsePatch({ ...input, format });
+    assert.ok(parsed.ok, `${format}: ${parsed.ok ? '' : parsed.error.message}`);
+    assert.equal(parsed.value.dialect, format);
+    assert.ok(engine.parsePatch(input).ok, `${format} is detected`);
+  }
   assert.ok(!(protocol.FORMATS as readonly string[]).includes('auto'));
 });
