@@ -28,4 +28,5 @@ export const ERROR_HINTS = {
   busy: 'The workspace is busy. Retry shortly.',
   not_reversible: 'Only a change that shows both sides can be applied in reverse; send the inverse patch itself.',
   io_error: 'The filesystem refused the change. Nothing was written; check the path and retry.',
+  internal_error: 'patchd hit an internal fault (a bug); please report it with the daemon log. The receipt lists what is known to be written.',
 } as const;

@@ -50,8 +50,11 @@ export async function serve(args: readonly string[], wire: Writable, runtime: Pi
   const { settings, socket } = parsed;
   const log = createLogger(process.stderr, settings.logLevel);
   const registry = createRegistry({ ...runtime, taskTimeoutMs: settings.taskTimeoutMs, log, stateRoot: settings.stateRoot });
-  // One client's bad luck must not end every client's session.
-  process.on('unhandledRejection', (reason) => log.error('unhandled rejection', describeError(reason)));
+  // A rejection nobody handles is a bug in patchd: say so in one log line and exit non-zero (as Node would), never carry on unaware.
+  process.on('unhandledRejection', (reason) => {
+    log.error('unhandled rejection (a bug in patchd)', describeError(reason));
+    process.exit(70);
+  });
   if (socket !== undefined) return serveSocket(socket, registry, log);
   serveStdio(registry, wire, log);
   log.info('serving', { pid: process.pid, taskTimeoutMs: settings.taskTimeoutMs, stateRoot: settings.stateRoot });

@@ -14,7 +14,7 @@ import type { WorkspaceContext } from './context.ts';
 import type { DiskCalls } from './diskCalls.ts';
 import { writeDurably } from './durable.ts';
 import { sha256Hex, type DiskEntry, type FileOwner } from './files.ts';
-import { CommitStepError, attempt, hasErrorCode, settleAll } from './ioErrors.ts';
+import { CommitStepError, attempt, errorFromFs, hasErrorCode, settleAll } from './ioErrors.ts';
 import { encodeJournal, type Journal, type JournalEntryInput, type PendingJournal } from './journal.ts';
 import { rollBack } from './recovery.ts';
 import { moveToTrash, prepareTrashSlot } from './trash.ts';
@@ -95,20 +95,20 @@ async function missingDirectories(context: WorkspaceContext, steps: readonly Ste
   for (const step of steps) {
     if (step.after === null) continue;
     for (let dir = path.posix.dirname(step.path); dir !== '.' && !missing.has(dir); dir = path.posix.dirname(dir)) {
-      if (await exists(path.join(context.root, dir))) break;
+      if (await exists(path.join(context.root, dir), dir)) break;
       missing.add(dir);
     }
   }
   return [...missing].sort((a, b) => a.split('/').length - b.split('/').length);
 }
 
-async function exists(absolute: string): Promise<boolean> {
+async function exists(absolute: string, relative: string): Promise<boolean> {
   try {
     await lstat(absolute);
     return true;
   } catch (error) {
     if (hasErrorCode(error, 'ENOENT', 'ENOTDIR')) return false;
-    throw error;
+    throw new CommitStepError(errorFromFs(error, relative, 'inspect'));
   }
 }
 
@@ -205,5 +205,6 @@ function journalFailure(error: unknown, action = 'write'): EngineError {
 
 function toEngineError(error: unknown): EngineError {
   if (error instanceof CommitStepError) return error.error;
-  return engineError('io_error', `The commit failed: ${error instanceof Error ? error.message : String(error)}.`);
+  // Every filesystem step throws a CommitStepError; anything else is a fault in patchd itself.
+  return engineError('internal_error', `The commit failed: ${error instanceof Error ? error.message : String(error)}.`);
 }

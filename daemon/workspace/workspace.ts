@@ -169,7 +169,7 @@ export class Workspace {
     const running = commitPlan(this.#context, plan, options).catch((error: unknown): CommitOutcome => {
       // commitPlan returns failures as data; this only catches a bug, so the caller still gets an outcome.
       const message = `The commit failed unexpectedly: ${error instanceof Error ? error.message : String(error)}.`;
-      return { status: 'rejected', error: engineError('io_error', message) };
+      return { status: 'rejected', error: engineError('internal_error', message) };
     });
     this.#inFlight.add(running);
     try {

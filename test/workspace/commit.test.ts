@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { chmod, readFile, readdir, rename, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'node:test';
+import { nodeDiskCalls } from '../../daemon/workspace/diskCalls.ts';
 import type { CommitOutcome } from '../../daemon/workspace/workspace.ts';
 import { addFile, deleteFile, listTree, planOf, renameFile, snapshotAndCommit, updateFile, withSandbox, type Sandbox } from './fixtures.ts';
 
@@ -86,14 +87,28 @@ test('a failure in the 3rd of 5 files leaves all five untouched and removes the 
 test('a failure after two renames restores the renamed files from their pre-images', async () => {
   await withSandbox(FIVE_FILES, async (sandbox) => {
     const before = await listTree(sandbox.root);
-    const workspace = await sandbox.open({
-      hooks: { beforeRename: (index) => { if (index === 2) throw new Error('disk on fire'); } },
-    });
+    let renames = 0;
+    const disk = { ...nodeDiskCalls, renameSync: (from: string, to: string) => {
+      if (renames++ === 2) throw Object.assign(new Error('EIO: disk on fire'), { code: 'EIO' });
+      nodeDiskCalls.renameSync(from, to);
+    } };
+    const workspace = await sandbox.open({ disk });
     const plan = planOf(addFile('a/one.txt', '1\n'), updateFile('two.txt', '2\n'), updateFile('three.txt', '3\n'), deleteFile('four.txt'), addFile('b/five.txt', '5\n'));
     const outcome = await snapshotAndCommit(workspace, plan);
     assert.equal(errorOf(outcome).code, 'io_error');
     assert.deepEqual(await listTree(sandbox.root), before);
     await assertNoLeftovers(sandbox);
+    await workspace.close();
+  });
+});
+
+test('a fault that is not a filesystem error is internal_error, and the commit rolls back', async () => {
+  await withSandbox(FIVE_FILES, async (sandbox) => {
+    const before = await listTree(sandbox.root);
+    const workspace = await sandbox.open({ hooks: { beforeRename: (index) => { if (index === 1) throw new TypeError('a bug'); } } });
+    const outcome = await snapshotAndCommit(workspace, planOf(updateFile('two.txt', '2\n'), updateFile('three.txt', '3\n')));
+    assert.equal(errorOf(outcome).code, 'internal_error');
+    assert.deepEqual(await listTree(sandbox.root), before);
     await workspace.close();
   });
 });
