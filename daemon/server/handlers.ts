@@ -11,7 +11,7 @@ import {
 } from '../../protocol/index.ts';
 import { applyBatch } from './applyBatch.ts';
 import { applyPatch } from './applyPatch.ts';
-import { FileRequestError } from './failures.ts';
+import { FileRequestError, UnknownWorkspaceError } from './failures.ts';
 import type { Logger } from './logger.ts';
 import { packageInfo } from './packageInfo.ts';
 import type { WorkspaceRegistry } from './registry.ts';
@@ -71,7 +71,7 @@ export class PatchdHandlers {
 
   async applyPatch(params: ApplyParams, signal: AbortSignal): Promise<Receipt> {
     const { workspace, pool } = this.#deps.registry.get(params.workspaceId);
-    const receipt = await applyPatch(params, { workspace, pool, signal, log: this.#deps.log });
+    const receipt = await this.#whileOpen(params.workspaceId, applyPatch(params, { workspace, pool, signal, log: this.#deps.log }));
     this.#noteReceipt(params.workspaceId, receipt);
     const token = params.partialResultToken;
     if (token !== undefined && receipt.status !== 'rejected') {
@@ -83,13 +83,13 @@ export class PatchdHandlers {
   async applyBatch(params: ApplyBatchParams, signal: AbortSignal): Promise<BatchSummary> {
     const { workspace, pool } = this.#deps.registry.get(params.workspaceId);
     const token = params.partialResultToken;
-    const summary = await applyBatch(params, {
+    const summary = await this.#whileOpen(params.workspaceId, applyBatch(params, {
       workspace, pool, signal, log: this.#deps.log,
       onReceipt: async (index, receipt) => {
         this.#noteReceipt(params.workspaceId, receipt);
         if (token !== undefined) await this.#deps.output.batchProgress(token, { index, receipt });
       },
-    });
+    }));
     const { total, applied, rejected, partial, replanned } = summary;
     this.#deps.log.debug('batch', { workspaceId: params.workspaceId, total, applied, rejected, partial, replanned });
     return summary;
@@ -110,6 +110,19 @@ export class PatchdHandlers {
   /** The session ended: release its workspaces. */
   async dispose(): Promise<void> {
     await this.#deps.registry.releaseSession(this.#deps.sessionId);
+  }
+
+  /**
+   * Work on a workspace that was closed under it (its pool stopped) fails as `unknown_workspace`,
+   * not as an internal fault; any other failure passes through.
+   */
+  async #whileOpen<T>(workspaceId: string, work: Promise<T>): Promise<T> {
+    try {
+      return await work;
+    } catch (error) {
+      if (!this.#deps.registry.isOpen(workspaceId)) throw new UnknownWorkspaceError(workspaceId);
+      throw error;
+    }
   }
 
   /** Logs the outcome; the files of a written patch become this session's interest. */

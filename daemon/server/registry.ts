@@ -78,6 +78,11 @@ export class WorkspaceRegistry {
     this.#byId.get(id)?.subscribers.note(sessionId, paths);
   }
 
+  /** Whether a workspace with this id is open (it may close while a request on it runs). */
+  isOpen(id: string): boolean {
+    return this.#byId.has(id);
+  }
+
   /** The open workspace with this id. */
   get(id: string): OpenWorkspace {
     const entry = this.#byId.get(id);
