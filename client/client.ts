@@ -6,8 +6,8 @@
  */
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
 import {
-  ExitNotification, InitializeRequest, OpenWorkspaceRequest, PROTOCOL_VERSION, ShutdownRequest,
-  type ClientInfo, type InitializeResult,
+  ApproveRequest, ExitNotification, InitializeRequest, OpenWorkspaceRequest, PROTOCOL_VERSION, ShutdownRequest,
+  type ApprovalPolicy, type ApproveParams, type ApproveResult, type ClientInfo, type InitializeResult,
 } from '../protocol/index.ts';
 import { DaemonProcess, type DaemonExit, type DaemonProcessOptions } from './daemonProcess.ts';
 import { ConnectionClosedError, DaemonExitedError, ProtocolError } from './errors.ts';
@@ -35,6 +35,23 @@ export interface SpawnOptions extends ConnectOptions, DaemonProcessOptions {
   readonly taskTimeoutMs?: number | undefined;
 }
 
+/** Decides on a patch the daemon asks about (`patch/approve`): `true`/`false`, or `{approved, reason}`. */
+export type ApproveHandler = (request: ApproveParams) => boolean | ApproveResult | Promise<boolean | ApproveResult>;
+
+/** Options of {@link PatchClient.openWorkspace}. */
+export interface OpenWorkspaceOptions extends CallOptions {
+  /**
+   * Which of this client's patches the daemon asks about before writing: `never` (default),
+   * `always`, or `{ask: globs, deny: globs}` (a patch touching a `deny` path is rejected
+   * `permission_denied` unasked). The answer comes from `onApprove`.
+   */
+  readonly approval?: ApprovalPolicy | undefined;
+  /** How long the daemon waits for `onApprove` before rejecting the patch `declined` (default 300 000 ms). */
+  readonly approvalTimeoutMs?: number | undefined;
+  /** Decides each patch the daemon asks about; without it every such patch is declined. */
+  readonly onApprove?: ApproveHandler | undefined;
+}
+
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 const SHUTDOWN_TIMEOUT_MS = 5_000;
 
@@ -57,6 +74,8 @@ export class PatchClient implements AsyncDisposable {
   readonly formats: readonly string[];
   readonly #rpc: RpcChannel;
   readonly #endpoint: Endpoint;
+  /** `onApprove` per workspace id. */
+  readonly #approvers = new Map<string, ApproveHandler>();
   #closing: Promise<void> | undefined;
 
   private constructor(rpc: RpcChannel, info: InitializeResult, endpoint: Endpoint) {
@@ -64,6 +83,12 @@ export class PatchClient implements AsyncDisposable {
     this.#endpoint = endpoint;
     this.serverInfo = info.serverInfo;
     this.formats = info.formats;
+    rpc.onRequest(ApproveRequest, async (request) => {
+      const approver = this.#approvers.get(request.workspaceId);
+      if (approver === undefined) return { approved: false, reason: 'this client has no onApprove handler' };
+      const answer = await approver(request);
+      return typeof answer === 'boolean' ? { approved: answer } : answer;
+    });
   }
 
   /**
@@ -136,8 +161,11 @@ export class PatchClient implements AsyncDisposable {
    * Opens (or joins) the workspace rooted at `root`. A root that is not a directory rejects
    * with an `RpcError` whose `data.code` is `bad_root`.
    */
-  async openWorkspace(root: string, options: CallOptions = {}): Promise<Workspace> {
-    const opened = await this.#rpc.request(OpenWorkspaceRequest, { root }, options);
+  async openWorkspace(root: string, options: OpenWorkspaceOptions = {}): Promise<Workspace> {
+    const { approval, approvalTimeoutMs, onApprove } = options;
+    const workspaceOptions = approval === undefined && approvalTimeoutMs === undefined ? undefined : { approval, approvalTimeoutMs };
+    const opened = await this.#rpc.request(OpenWorkspaceRequest, { root, options: workspaceOptions }, options);
+    if (onApprove !== undefined) this.#approvers.set(opened.workspaceId, onApprove);
     return new Workspace(this.#rpc, opened.workspaceId, opened.root, opened.recovered);
   }
 

@@ -14,7 +14,7 @@
  * const repo = await shared.openWorkspace('/path/to/repo');
  * for await (const { index, receipt } of repo.applyMany(patches)) console.log(index, receipt.status);
  */
-export { PatchClient, type ConnectOptions, type SocketConnectOptions, type SpawnOptions } from './client.ts';
+export { PatchClient, type ApproveHandler, type ConnectOptions, type OpenWorkspaceOptions, type SocketConnectOptions, type SpawnOptions } from './client.ts';
 export { Workspace, type ApplyOptions, type Change, type FileChange } from './workspace.ts';
 export type { ApplyManyOptions, BatchEntry } from './batch.ts';
 export type { CallOptions } from './rpc.ts';
@@ -26,5 +26,6 @@ export {
   ERROR_CODES, ERROR_HINTS, FORMATS, RpcErrorCodes,
   type BatchPatch, type BatchReceipt, type BatchSummary, type Diagnostic, type ErrorCode, type FileReceipt, type FormatName,
   type HunkReceipt, type ReadFileResult, type Receipt, type ReceiptError, type ReceiptStatus, type RpcErrorData, type StructuredEdit,
-  type V4AOperation,
+  type V4AOperation, type SessionDiffResult, type SessionFile, type TransactionSummary, type ApprovalPolicy, type ApproveParams,
+  type ApproveResult,
 } from '../protocol/index.ts';

@@ -9,7 +9,7 @@ import {
 } from 'vscode-jsonrpc/node';
 import { prettifyError, type z } from 'zod';
 import {
-  RpcErrorDataSchema,
+  RpcErrorCodes, RpcErrorDataSchema,
   type Notification0Definition, type NotificationDefinition, type ProgressToken, type Request0Definition, type RequestDefinition,
 } from '../protocol/index.ts';
 import { ConnectionClosedError, ProtocolError, RequestAbortedError, RequestTimeoutError, RpcError } from './errors.ts';
@@ -81,6 +81,19 @@ export class RpcChannel {
     };
     handlers.add(validated);
     return () => handlers.delete(validated);
+  }
+
+  /**
+   * Answers the daemon's `definition` requests with `handler` (params validated first; invalid
+   * params are answered -32602). One handler per method: a later one replaces it.
+   */
+  onRequest<P extends z.ZodType, R extends z.ZodType>(definition: RequestDefinition<P, R>, handler: (params: z.infer<P>) => Promise<z.infer<R>>): void {
+    const type = definition.type as RequestType<unknown, unknown, void>;
+    this.#connection.onRequest(type, async (params: unknown) => {
+      const parsed = definition.params.safeParse(params);
+      if (!parsed.success) throw new ResponseError(RpcErrorCodes.InvalidParams, `Invalid ${definition.method} params.`);
+      return handler(parsed.data);
+    });
   }
 
   /** Closes the channel: every pending and later call fails with `reason`. Idempotent. */

@@ -3,9 +3,10 @@
  * files, hear about outside changes, close.
  */
 import {
-  ApplyPatchRequest, CloseWorkspaceRequest, FileChangedNotification, FileReceiptProgress, FileReceiptSchema, ReadFileRequest,
+  ApplyPatchRequest, CloseWorkspaceRequest, FileChangedNotification, FileReceiptProgress, FileReceiptSchema, ListTransactionsRequest,
+  ReadFileRequest, SessionDiffRequest, UndoRequest,
   type ApplyParams, type BatchReceipt, type Recovery, type BatchSummary, type FileReceipt, type FormatName, type ReadFileResult, type Receipt,
-  type StructuredEdit, type V4AOperation,
+  type SessionDiffResult, type StructuredEdit, type TransactionSummary, type V4AOperation,
 } from '../protocol/index.ts';
 import { streamBatch, type ApplyManyOptions, type BatchEntry } from './batch.ts';
 import { ConnectionClosedError, ProtocolError } from './errors.ts';
@@ -151,6 +152,31 @@ export class Workspace implements AsyncDisposable {
    */
   read(path: string, options: CallOptions = {}): Promise<ReadFileResult> {
     return this.#rpc.request(ReadFileRequest, { workspaceId: this.id, path }, options);
+  }
+
+  /**
+   * Undoes a committed transaction (a receipt's `transactionId`) as a new one whose receipt has
+   * `format: "undo"`; undoing that redoes. Resolves with the receipt — `rejected` with
+   * `stale_file` when a file changed since the transaction (nothing is written), or
+   * `unknown_transaction`. `dryRun` shows the undo's diff without writing.
+   */
+  undo(transactionId: string, options: CallOptions & { readonly dryRun?: boolean | undefined } = {}): Promise<Receipt> {
+    return this.#rpc.request(UndoRequest, { workspaceId: this.id, transactionId, dryRun: options.dryRun }, options);
+  }
+
+  /**
+   * The net change, in `git diff` format, of every transaction committed after `since`
+   * (exclusive) — by default since the daemon first opened this root, by any client — with the
+   * paths whose net state changed. An unknown `since` rejects with an `RpcError` whose
+   * `data.code` is `unknown_transaction`.
+   */
+  sessionDiff(options: CallOptions & { readonly since?: string | undefined } = {}): Promise<SessionDiffResult> {
+    return this.#rpc.request(SessionDiffRequest, { workspaceId: this.id, since: options.since }, options);
+  }
+
+  /** Recent committed transactions of this workspace (all clients, across restarts), newest first. */
+  async transactions(options: CallOptions & { readonly limit?: number | undefined } = {}): Promise<TransactionSummary[]> {
+    return (await this.#rpc.request(ListTransactionsRequest, { workspaceId: this.id, limit: options.limit }, options)).transactions;
   }
 
   /** Releases this client's hold on the workspace. Idempotent; a no-op once the client is closed. */

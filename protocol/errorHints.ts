@@ -27,6 +27,8 @@ export const ERROR_HINTS = {
   timeout: 'Applying the patch took too long and was stopped. Send a smaller patch or more specific context.',
   busy: 'The workspace is busy. Retry shortly.',
   not_reversible: 'Only a change that shows both sides can be applied in reverse; send the inverse patch itself.',
+  declined: 'The user declined the patch (or did not answer in time). Ask what they want changed before sending another.',
+  unknown_transaction: 'No committed transaction of this workspace has that id (or it is past retention); list them with transaction/list.',
   io_error: 'The filesystem refused the change. Nothing was written; check the path and retry.',
   internal_error: 'patchd hit an internal fault (a bug); please report it with the daemon log. The receipt lists what is known to be written.',
 } as const;

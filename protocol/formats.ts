@@ -10,8 +10,8 @@ export const FormatNameSchema = z.enum(['auto', ...FORMATS]);
 /** A requested `format` name. */
 export type FormatName = z.infer<typeof FormatNameSchema>;
 
-/** Validates a receipt's `format`: the dialect read, or the requested name when parsing failed. */
-export const ReceiptFormatSchema = z.enum(['auto', ...DIALECTS]);
+/** Validates a receipt's `format`: the dialect read, the requested name when parsing failed, or `undo` (`patch/undo`). */
+export const ReceiptFormatSchema = z.enum(['auto', ...DIALECTS, 'undo']);
 
 /** A receipt's `format`. */
 export type ReceiptFormat = z.infer<typeof ReceiptFormatSchema>;

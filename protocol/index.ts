@@ -11,10 +11,14 @@
  * | `patch/apply`      | `ApplyParams`          | `Receipt`             |
  * | `patch/applyBatch` | `ApplyBatchParams`     | `BatchSummary`        |
  * | `file/read`        | `ReadFileParams`       | `ReadFileResult`      |
+ * | `patch/undo`       | `UndoParams`           | `Receipt`             |
+ * | `session/diff`     | `SessionDiffParams`    | `SessionDiffResult`   |
+ * | `transaction/list` | `ListTransactionsParams` | `ListTransactionsResult` |
  * | `shutdown`         | —                      | `null`                |
  *
  * Notifications: `exit` (client → daemon); `$/progress` with a `FileReceipt` (`patch/apply`)
- * or a `BatchReceipt` (`patch/applyBatch`), and `file/changed` (daemon → client).
+ * or a `BatchReceipt` (`patch/applyBatch`), and `file/changed` (daemon → client). Request
+ * daemon → client: `patch/approve` (`ApproveParams` → `ApproveResult`).
  */
 export * from './define.ts';
 export * from './errors.ts';
@@ -24,5 +28,7 @@ export * from './workspace.ts';
 export * from './patch.ts';
 export * from './batch.ts';
 export * from './file.ts';
+export * from './history.ts';
+export * from './approval.ts';
 export * from './receipt.ts';
 

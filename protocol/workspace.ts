@@ -11,6 +11,16 @@ import { defineRequest } from './define.ts';
 /** Longest path string accepted anywhere on the wire. */
 export const MAX_PATH_CHARS = 4096;
 
+/** A glob over workspace-relative paths (`*` within a segment, `**` across segments, `{a,b}`, `?`). */
+export const PathGlobSchema = z.string().min(1).max(1000);
+
+/** When a client is asked to approve its own patches; see `workspace/open`. */
+export const ApprovalPolicySchema = z.union([
+  z.literal('never'),
+  z.literal('always'),
+  z.object({ ask: z.array(PathGlobSchema).max(100).optional(), deny: z.array(PathGlobSchema).max(100).optional() }),
+]);
+
 /** An opaque workspace handle returned by `workspace/open`. */
 export const WorkspaceIdSchema = z.string().min(1).max(200);
 
@@ -18,8 +28,16 @@ export const WorkspaceIdSchema = z.string().min(1).max(200);
 export const OpenWorkspaceParamsSchema = z.object({
   /** Directory to open; relative paths resolve against the daemon's working directory. */
   root: z.string().min(1).max(MAX_PATH_CHARS),
-  /** Reserved for workspace options; no option is defined in protocol version 1. */
-  options: z.object({}).optional(),
+  options: z.object({
+    /**
+     * Which of this client's patches need its consent (`patch/approve`) before they are
+     * written: `never` (default), `always`, or those touching a path matching an `ask` glob.
+     * A patch touching a path matching a `deny` glob is rejected `permission_denied` unasked.
+     */
+    approval: ApprovalPolicySchema.optional(),
+    /** How long the daemon waits for an answer before rejecting the patch `declined` (default 300 000). */
+    approvalTimeoutMs: z.number().int().min(1).max(86_400_000).optional(),
+  }).optional(),
 });
 
 /**
@@ -50,6 +68,7 @@ export const CloseWorkspaceParamsSchema = z.object({
   workspaceId: WorkspaceIdSchema,
 });
 
+export type ApprovalPolicy = z.infer<typeof ApprovalPolicySchema>;
 export type WorkspaceId = z.infer<typeof WorkspaceIdSchema>;
 export type OpenWorkspaceParams = z.infer<typeof OpenWorkspaceParamsSchema>;
 export type Recovery = z.infer<typeof RecoverySchema>;

@@ -9,6 +9,12 @@ export async function runCommand(command: string | undefined, args: readonly str
     }
     case 'mcp':
       return (await import('../mcp/command.ts')).runMcp(args);
+    case 'log':
+      return (await import('./log.ts')).runLog(args);
+    case 'undo':
+      return (await import('./undo.ts')).runUndo(args);
+    case 'diff':
+      return (await import('./diff.ts')).runDiff(args);
     case undefined:
     case 'help':
     case '--help':

@@ -8,12 +8,12 @@ export const APPLY_USAGE = `usage: patchd apply [PATCHFILE|-] [-C DIR] [-p N] [-
        patchd apply --batch PATH… [-C DIR] [--concurrency N] [-p N] [-R] [--format F]
                     [--dry-run | --check | --stat] [--exact] [--json] [--state-dir DIR]`;
 
-export const SERVE_USAGE = 'usage: patchd serve [--socket PATH] [--task-timeout-ms N] [--state-dir DIR]';
+export const SERVE_USAGE = 'usage: patchd serve [--socket PATH] [--task-timeout-ms N] [--state-dir DIR] [--retain N,Dd]';
 
 /** The one usage line printed after a mistake. */
 export const APPLY_USAGE_LINE = 'usage: patchd apply [OPTION…] [PATCHFILE|-]  or  patchd apply --batch [OPTION…] PATH…  (see patchd apply --help)';
 export const SERVE_USAGE_LINE = `${SERVE_USAGE}  (see patchd serve --help)`;
-export const USAGE_LINE = 'usage: patchd apply|serve|mcp [OPTION…]  (see patchd --help)';
+export const USAGE_LINE = 'usage: patchd apply|serve|mcp|log|undo|diff [OPTION…]  (see patchd --help)';
 
 export const MCP_USAGE = 'usage: patchd mcp [-C DIR] [--task-timeout-ms N] [--state-dir DIR]';
 
@@ -34,6 +34,9 @@ Commands
   apply     Apply a patch to the directory DIR (default: the current directory), in-process.
   serve     The daemon: JSON-RPC over stdin/stdout, or a shared daemon on a unix socket.
   mcp       One workspace as an MCP server over stdin/stdout.
+  log       The workspace's committed transactions, newest first (shared with the daemon).
+  undo      Undo a committed transaction as a new one; undoing an undo redoes.
+  diff      The net change in git diff format, since a transaction or of every retained one.
 
 Run "patchd COMMAND --help" for a command's options.
 

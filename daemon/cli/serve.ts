@@ -12,12 +12,14 @@ import { commandHelp, SERVE_USAGE, SERVE_USAGE_LINE } from './help.ts';
 import { createRegistry, type RuntimeOptions } from './runtime.ts';
 import { serveSocket } from './serveSocket.ts';
 import { readSettings, type Settings } from './settings.ts';
+import { parseRetention, type Retention } from '../workspace/retention.ts';
 import { stopOnce } from './stop.ts';
 
 export const SERVE_OPTIONS: OptionSpecs = {
   socket: { type: 'string', value: 'PATH', help: 'serve any number of clients on this unix socket (mode 0600) until SIGINT/SIGTERM; a stale socket file is replaced, a live daemon\'s is refused' },
   'task-timeout-ms': { type: 'string', value: 'N', help: 'per-task time limit for the matcher (also $PATCHD_TASK_TIMEOUT_MS)' },
   'state-dir': { type: 'string', value: 'DIR', help: 'state root (journals, trash); also $PATCHD_STATE_DIR' },
+  retain: { type: 'string', value: 'N,Dd', help: 'keep undo records and trash for the last N transactions and D days (default 1000,7d; either part alone, hours as Nh)' },
   ...HELP_OPTION,
 };
 
@@ -28,6 +30,7 @@ shared daemon: clients that open the same root share one workspace.`;
 interface ServeCommand {
   readonly settings: Settings;
   readonly socket: string | undefined;
+  readonly retention: Retention | undefined;
 }
 
 /**
@@ -47,9 +50,9 @@ export async function serve(args: readonly string[], wire: Writable, runtime: Pi
     await new Promise((resolve) => wire.write(commandHelp(SERVE_USAGE, SERVE_ABOUT, SERVE_OPTIONS), resolve));
     return 0;
   }
-  const { settings, socket } = parsed;
+  const { settings, socket, retention } = parsed;
   const log = createLogger(process.stderr, settings.logLevel);
-  const registry = createRegistry({ ...runtime, taskTimeoutMs: settings.taskTimeoutMs, log, stateRoot: settings.stateRoot });
+  const registry = createRegistry({ ...runtime, taskTimeoutMs: settings.taskTimeoutMs, log, stateRoot: settings.stateRoot, retention });
   // A rejection nobody handles is a bug in patchd: say so in one log line and exit non-zero (as Node would), never carry on unaware.
   process.on('unhandledRejection', (reason) => {
     log.error('unhandled rejection (a bug in patchd)', describeError(reason));
@@ -73,7 +76,10 @@ function parseServeArgs(args: readonly string[]): ServeCommand | 'help' {
   if (values.help === true) return 'help';
   if (positionals.length > 0) throw new UsageError(`serve takes no operands (got ${JSON.stringify(positionals[0])})`);
   const settings = readSettings({ taskTimeoutMs: values['task-timeout-ms'] as string | undefined, stateDir: values['state-dir'] as string | undefined }, 'info');
-  return { settings, socket: values.socket as string | undefined };
+  const retain = values.retain as string | undefined;
+  const retention = retain === undefined ? undefined : parseRetention(retain);
+  if (retain !== undefined && retention === undefined) throw new UsageError('--retain takes N (transactions), Nd or Nh (age), or both: 1000,7d');
+  return { settings, socket: values.socket as string | undefined, retention };
 }
 
 /** Exits 0 once queued frames are written (or after a grace period if the wire is broken). */

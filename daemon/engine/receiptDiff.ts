@@ -79,7 +79,7 @@ function countNewlines(text: string, end: number): number {
 }
 
 /** One hunk removing all of `oldText` and adding all of `newText`, for contents too far apart to diff cheaply. */
-function replaceEverything(oldText: string, newText: string): StructuredPatchHunk {
+export function replaceEverything(oldText: string, newText: string): StructuredPatchHunk {
   const removed = structuredPatch('', '', oldText, '').hunks[0];
   const added = structuredPatch('', '', '', newText).hunks[0];
   return {

@@ -8,10 +8,12 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import {
-  createMessageConnection, StreamMessageReader, StreamMessageWriter,
+  CancellationTokenSource, createMessageConnection, StreamMessageReader, StreamMessageWriter,
   type CancellationToken, type Logger as RpcLogger, type MessageConnection, type MessageReader, type MessageWriter,
 } from 'vscode-jsonrpc/node';
-import { BatchReceiptProgress, ExitNotification, FileChangedNotification, FileReceiptProgress } from '../../protocol/index.ts';
+import {
+  ApproveRequest, ApproveResultSchema, BatchReceiptProgress, ExitNotification, FileChangedNotification, FileReceiptProgress,
+} from '../../protocol/index.ts';
 import { FrameGuardReader } from './frameGuard.ts';
 import { PatchdHandlers, type SessionOutput } from './handlers.ts';
 import { describeError, type Logger } from './logger.ts';
@@ -76,6 +78,15 @@ function sessionOutput(connection: MessageConnection, log: Logger): SessionOutpu
     batchProgress: (token, value) => connection.sendProgress(BatchReceiptProgress, token, value),
     fileChanged: (params) => {
       connection.sendNotification(FileChangedNotification.type, params).catch((error: unknown) => log.debug('file/changed not sent', describeError(error)));
+    },
+    approve: async (params, signal) => {
+      const cancellation = new CancellationTokenSource();
+      signal.addEventListener('abort', () => cancellation.cancel(), { once: true });
+      try {
+        return ApproveResultSchema.parse(await connection.sendRequest(ApproveRequest.type, params, cancellation.token));
+      } finally {
+        cancellation.dispose();
+      }
     },
   };
 }

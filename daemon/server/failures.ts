@@ -50,3 +50,12 @@ export class FileRequestError extends Error {
     super(error.message);
   }
 }
+
+/** `session/diff` was given a `since` that names no committed transaction of the workspace. */
+export class UnknownTransactionError extends Error {
+  override readonly name = 'UnknownTransactionError';
+  readonly code = 'unknown_transaction';
+  constructor(readonly transactionId: string) {
+    super(`No committed transaction of this workspace has the id ${JSON.stringify(transactionId)} (or it is past retention).`);
+  }
+}

@@ -7,14 +7,18 @@ import {
   FORMATS, PROTOCOL_VERSION,
   type ApplyBatchParams, type ApplyParams, type BatchReceipt, type BatchSummary, type CloseWorkspaceParams, type FileChangedParams,
   type FileReceipt, type InitializeParams, type InitializeResult, type OpenWorkspaceParams, type OpenWorkspaceResult, type ProgressToken,
-  type ReadFileParams, type ReadFileResult, type Receipt,
+  type ListTransactionsParams, type ListTransactionsResult, type ReadFileParams, type ReadFileResult, type Receipt, type SessionDiffParams,
+  type SessionDiffResult, type UndoParams,
 } from '../../protocol/index.ts';
 import { applyBatch } from './applyBatch.ts';
+import { ApprovalGate, DEFAULT_APPROVAL_TIMEOUT_MS, type AskClient } from './approval.ts';
 import { applyPatch } from './applyPatch.ts';
 import { FileRequestError, UnknownWorkspaceError } from './failures.ts';
 import type { Logger } from './logger.ts';
 import { packageInfo } from './packageInfo.ts';
 import type { WorkspaceRegistry } from './registry.ts';
+import { listTransactions, sessionDiff } from './sessionDiff.ts';
+import { undoTransaction } from './undoPatch.ts';
 
 /** What a session sends its client besides responses. */
 export interface SessionOutput {
@@ -24,6 +28,8 @@ export interface SessionOutput {
   readonly batchProgress: (token: ProgressToken, value: BatchReceipt) => Promise<void>;
   /** A `file/changed` notification. */
   readonly fileChanged: (params: FileChangedParams) => void;
+  /** A `patch/approve` request to the client. */
+  readonly approve: AskClient;
 }
 
 export interface HandlerDeps {
@@ -34,8 +40,12 @@ export interface HandlerDeps {
   readonly output: SessionOutput;
 }
 
+const DEFAULT_LIST_LIMIT = 50;
+
 export class PatchdHandlers {
   readonly #deps: HandlerDeps;
+  /** This session's approval policy per workspace it opened with one. */
+  readonly #approvals = new Map<string, ApprovalGate>();
   #shutDown = false;
 
   constructor(deps: HandlerDeps) {
@@ -53,9 +63,15 @@ export class PatchdHandlers {
     return { serverInfo: { name, version }, protocolVersion: PROTOCOL_VERSION, formats: [...FORMATS] };
   }
 
-  async openWorkspace({ root }: OpenWorkspaceParams): Promise<OpenWorkspaceResult> {
+  async openWorkspace({ root, options }: OpenWorkspaceParams): Promise<OpenWorkspaceResult> {
     const session = { id: this.#deps.sessionId, onFileChanged: this.#deps.output.fileChanged };
     const opened = await this.#deps.registry.open(root, session);
+    const policy = options?.approval ?? 'never';
+    if (policy === 'never') this.#approvals.delete(opened.id);
+    else {
+      const settings = { policy, timeoutMs: options?.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS };
+      this.#approvals.set(opened.id, new ApprovalGate(settings, this.#deps.output.approve));
+    }
     const result: OpenWorkspaceResult = { workspaceId: opened.id, root: opened.root };
     if (opened.recovered.length === 0) return result;
     for (const { transactionId, outcome, paths, conflicts } of opened.recovered) {
@@ -71,7 +87,7 @@ export class PatchdHandlers {
 
   async applyPatch(params: ApplyParams, signal: AbortSignal): Promise<Receipt> {
     const { workspace, pool } = this.#deps.registry.get(params.workspaceId);
-    const receipt = await this.#whileOpen(params.workspaceId, applyPatch(params, { workspace, pool, signal, log: this.#deps.log }));
+    const receipt = await this.#whileOpen(params.workspaceId, applyPatch(params, { workspace, pool, signal, log: this.#deps.log, approval: this.#approvals.get(params.workspaceId) }));
     this.#noteReceipt(params.workspaceId, receipt);
     const token = params.partialResultToken;
     if (token !== undefined && receipt.status !== 'rejected') {
@@ -84,7 +100,7 @@ export class PatchdHandlers {
     const { workspace, pool } = this.#deps.registry.get(params.workspaceId);
     const token = params.partialResultToken;
     const summary = await this.#whileOpen(params.workspaceId, applyBatch(params, {
-      workspace, pool, signal, log: this.#deps.log,
+      workspace, pool, signal, log: this.#deps.log, approval: this.#approvals.get(params.workspaceId),
       onReceipt: async (index, receipt) => {
         this.#noteReceipt(params.workspaceId, receipt);
         if (token !== undefined) await this.#deps.output.batchProgress(token, { index, receipt });
@@ -93,6 +109,22 @@ export class PatchdHandlers {
     const { total, applied, rejected, partial, replanned } = summary;
     this.#deps.log.debug('batch', { workspaceId: params.workspaceId, total, applied, rejected, partial, replanned });
     return summary;
+  }
+
+  async undo(params: UndoParams, signal: AbortSignal): Promise<Receipt> {
+    const { workspace } = this.#deps.registry.get(params.workspaceId);
+    const receipt = await undoTransaction(params, { workspace, signal });
+    this.#noteReceipt(params.workspaceId, receipt);
+    return receipt;
+  }
+
+  /** `session/diff`; `since: null` (in-process callers only) covers every retained transaction. */
+  async sessionDiff({ workspaceId, since }: Omit<SessionDiffParams, 'since'> & { readonly since?: string | null | undefined }): Promise<SessionDiffResult> {
+    return sessionDiff(this.#deps.registry.get(workspaceId).workspace, since);
+  }
+
+  async listTransactions({ workspaceId, limit }: ListTransactionsParams): Promise<ListTransactionsResult> {
+    return listTransactions(this.#deps.registry.get(workspaceId).workspace, limit ?? DEFAULT_LIST_LIMIT);
   }
 
   async readFile({ workspaceId, path }: ReadFileParams): Promise<ReadFileResult> {

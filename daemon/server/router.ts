@@ -4,7 +4,8 @@
  */
 import type { z } from 'zod';
 import {
-  ApplyBatchRequest, ApplyPatchRequest, CloseWorkspaceRequest, InitializeRequest, OpenWorkspaceRequest, ReadFileRequest, ShutdownRequest,
+  ApplyBatchRequest, ApplyPatchRequest, CloseWorkspaceRequest, InitializeRequest, ListTransactionsRequest, OpenWorkspaceRequest, ReadFileRequest,
+  SessionDiffRequest, ShutdownRequest, UndoRequest,
 } from '../../protocol/index.ts';
 import { MethodNotFoundError, ShuttingDownError } from './failures.ts';
 import type { PatchdHandlers } from './handlers.ts';
@@ -21,6 +22,9 @@ export function createDispatch(handlers: PatchdHandlers): Dispatch {
     route(ApplyPatchRequest, (params, signal) => handlers.applyPatch(params, signal)),
     route(ApplyBatchRequest, (params, signal) => handlers.applyBatch(params, signal)),
     route(ReadFileRequest, (params) => handlers.readFile(params)),
+    route(UndoRequest, (params, signal) => handlers.undo(params, signal)),
+    route(SessionDiffRequest, (params) => handlers.sessionDiff(params)),
+    route(ListTransactionsRequest, (params) => handlers.listTransactions(params)),
     [ShutdownRequest.method, async () => handlers.shutdown()],
   ]);
   return async (method, params, signal) => {

@@ -5,10 +5,10 @@
  */
 import { ResponseError } from 'vscode-jsonrpc';
 import { ZodError } from 'zod';
-import { RpcErrorCodes, type RpcErrorData } from '../../protocol/index.ts';
+import { ERROR_HINTS, RpcErrorCodes, type RpcErrorData } from '../../protocol/index.ts';
 import { TaskCancelledError } from '../pool/pool.ts';
 import {
-  FileRequestError, MethodNotFoundError, RequestCancelledError, ShuttingDownError, UnknownWorkspaceError,
+  FileRequestError, MethodNotFoundError, RequestCancelledError, ShuttingDownError, UnknownTransactionError, UnknownWorkspaceError,
 } from './failures.ts';
 import { describeError, type Logger } from './logger.ts';
 
@@ -17,6 +17,7 @@ export function toResponseError(error: unknown, log: Logger): ResponseError<RpcE
   if (error instanceof ZodError) return invalidParams(`Invalid params: ${summarizeIssues(error)}`, { code: 'invalid_params', issues: issuesOf(error) });
   if (error instanceof UnknownWorkspaceError) return invalidParams(error.message, { code: 'unknown_workspace' });
   if (hasCode(error, 'bad_root')) return invalidParams(error.message, { code: 'bad_root' });
+  if (error instanceof UnknownTransactionError) return invalidParams(error.message, { code: 'unknown_transaction', hint: ERROR_HINTS.unknown_transaction });
   if (error instanceof FileRequestError) return fileError(error);
   if (error instanceof MethodNotFoundError) return new ResponseError(RpcErrorCodes.MethodNotFound, error.message);
   if (error instanceof RequestCancelledError || error instanceof TaskCancelledError) {

@@ -9,7 +9,9 @@ import { normalizePatchPath } from '../engine/paths.ts';
 import { fail, ok, type FileSnapshot, type Plan, type PlannedFile, type Result } from '../engine/types.ts';
 import type { WorkspaceContext } from './context.ts';
 import { tempPathFor } from './durable.ts';
-import { entryEquals, readGuardedEntries, type DiskEntry, type GuardedEntries } from './files.ts';
+import { entryEquals, readGuardedEntries, type DiskEntry, type FileOwner, type GuardedEntries } from './files.ts';
+import type { RecordMeta } from './records.ts';
+import { removeEmptiedDirectories } from './tidy.ts';
 import { runTransaction, type Step, type TransactionIds } from './transaction.ts';
 import { trashPathFor } from './trash.ts';
 
@@ -24,6 +26,12 @@ export interface CommitOptions {
   readonly snapshots: ReadonlyMap<string, FileSnapshot>;
   /** Names this commit's trash folder (e.g. the receipt's id): 1–64 of `A-Za-z0-9_-`. Generated when absent or unusable. */
   readonly transactionId?: string | undefined;
+  /** The `format` its record lists (default: the plan's dialect). */
+  readonly format?: string | undefined;
+  /** For an undo: the transaction it undoes (kept in its record). */
+  readonly undoOf?: string | undefined;
+  /** Mode and owner a path's new content takes instead of its current (or a rename source's) one, keyed by normalised path. */
+  readonly owners?: ReadonlyMap<string, FileOwner> | undefined;
 }
 
 /** What one plan file does to one path. A rename is two: write the new path, trash the old. */
@@ -40,27 +48,47 @@ export async function commitPlan(context: WorkspaceContext, plan: Plan, options:
   if (!perFile.ok) return { status: 'rejected', error: perFile.error };
   const transactionId = usableTransactionId(options.transactionId);
   const snapshots = normalizeKeys(options.snapshots);
-  if (!options.atomic) return commitFileByFile(context, perFile.value, snapshots, transactionId);
+  const unit = unitRecorder(plan, options, perFile.value.length);
+  if (!options.atomic) return commitFileByFile(context, perFile.value, snapshots, transactionId, unit);
   const effects = perFile.value.flatMap((file) => file.effects);
-  const created = await applyEffects(context, effects, snapshots, { transactionId, journalId: transactionId });
+  const meta = unit(0, perFile.value);
+  const created = await applyEffects(context, effects, snapshots, { transactionId, journalId: transactionId, meta }, options.owners);
   if (!created.ok) return { status: 'rejected', error: created.error };
+  await removeEmptiedDirectories(context, effects);
   return { status: 'applied', committed: perFile.value.map((file) => file.path), createdDirs: created.value, transactionId };
+}
+
+type UnitRecorder = (unit: number, files: readonly FileEffects[]) => RecordMeta;
+
+/** The record meta of each unit of the commit (one unit, or one per file with `atomic: false`). */
+function unitRecorder(plan: Plan, options: CommitOptions, fileCount: number): UnitRecorder {
+  const units = options.atomic ? 1 : fileCount;
+  const format = options.format ?? plan.dialect;
+  return (unit, files) => ({
+    format, unit, units,
+    files: files.map(({ planned: { op }, effects: [target, source] }) => (
+      op === 'rename' && source !== undefined ? { path: target!.path, fromPath: source.path, op } : { path: target!.path, op }
+    )),
+    ...(options.undoOf === undefined ? {} : { undoOf: options.undoOf }),
+  });
 }
 
 /** atomic: false — each file is its own transaction (a rename's two paths stay together); stop at the first failure. */
 async function commitFileByFile(
-  context: WorkspaceContext, perFile: readonly FileEffects[], snapshots: ReadonlyMap<string, FileSnapshot>, transactionId: string,
+  context: WorkspaceContext, perFile: readonly FileEffects[], snapshots: ReadonlyMap<string, FileSnapshot>, transactionId: string, unit: UnitRecorder,
 ): Promise<CommitOutcome> {
   const committed: string[] = [];
   const createdDirs: string[] = [];
   for (const [index, file] of perFile.entries()) {
-    const created = await applyEffects(context, file.effects, snapshots, { transactionId, journalId: `${transactionId}.${index}` });
+    const ids = { transactionId, journalId: `${transactionId}.${index}`, meta: unit(index, [file]) };
+    const created = await applyEffects(context, file.effects, snapshots, ids);
     if (!created.ok) {
       if (index === 0) return { status: 'rejected', error: created.error };
       return { status: 'partial', committed, error: created.error, createdDirs, transactionId };
     }
     committed.push(file.path);
     createdDirs.push(...created.value);
+    await removeEmptiedDirectories(context, file.effects);
   }
   return { status: 'applied', committed, createdDirs, transactionId };
 }
@@ -82,6 +110,7 @@ function usableTransactionId(requested: string | undefined): string {
 interface FileEffects {
   /** The plan file's path as given, for `committed`. */
   readonly path: string;
+  readonly planned: PlannedFile;
   readonly effects: readonly Effect[];
 }
 
@@ -96,7 +125,7 @@ function effectsOf(plan: Plan): Result<FileEffects[]> {
       if (seen.has(path)) return fail(engineError('duplicate_file_patch', `The plan changes ${path} more than once.`, { path }));
       seen.add(path);
     }
-    perFile.push({ path: file.path, effects: effects.value });
+    perFile.push({ path: file.path, planned: file, effects: effects.value });
   }
   return ok(perFile);
 }
@@ -118,13 +147,14 @@ function effectsOfFile(file: PlannedFile): Result<Effect[]> {
 
 async function applyEffects(
   context: WorkspaceContext, effects: readonly Effect[], snapshots: ReadonlyMap<string, FileSnapshot>, ids: TransactionIds,
+  owners?: ReadonlyMap<string, FileOwner>,
 ): Promise<Result<string[]>> {
   await context.hooks.beforeVerify?.(effects.map((effect) => effect.path));
   const current = await readGuardedEntries(context.guard, effects.map((effect) => effect.path));
   if (!current.ok) return current;
   const unchanged = verifyUnchanged(effects.map((effect) => effect.path), snapshots, current.value);
   if (!unchanged.ok) return unchanged;
-  const steps = stepsFor(context, effects, current.value, ids.transactionId);
+  const steps = stepsFor(context, effects, current.value, ids.transactionId, owners);
   if (!steps.ok) return steps;
   return runTransaction(context, steps.value, ids);
 }
@@ -149,7 +179,7 @@ export function verifyUnchanged(
 
 /** Pairs each effect with what is on disk, refusing ops that do not fit it. */
 function stepsFor(
-  context: WorkspaceContext, effects: readonly Effect[], current: GuardedEntries, transactionId: string,
+  context: WorkspaceContext, effects: readonly Effect[], current: GuardedEntries, transactionId: string, owners?: ReadonlyMap<string, FileOwner>,
 ): Result<Step[]> {
   const steps: Step[] = [];
   for (const effect of effects) {
@@ -164,7 +194,7 @@ function stepsFor(
       absolute: found.absolute,
       before,
       after: effect.after,
-      owner: source?.kind === 'file' ? source.owner : undefined,
+      owner: owners?.get(effect.path) ?? (source?.kind === 'file' ? source.owner : undefined),
       temp: effect.after === null ? null : tempPathFor(found.absolute),
       trash: effect.after === null ? trashPathFor(context.stateDir, transactionId, effect.path) : null,
     });

@@ -3,6 +3,7 @@ import type { DiskCalls } from './diskCalls.ts';
 import type { DirectorySyncer } from './durable.ts';
 import type { PathGuard } from './guard.ts';
 import type { JournalStore } from './journal.ts';
+import type { RecordStore } from './records.ts';
 
 /** Fault injection for tests. */
 export interface CommitHooks {
@@ -22,5 +23,7 @@ export interface WorkspaceContext {
   readonly journals: JournalStore;
   /** The durable-write system calls (see `diskCalls.ts`). */
   readonly disk: DiskCalls;
+  /** Undo records of committed transactions. */
+  readonly records: RecordStore;
   readonly hooks: CommitHooks;
 }

@@ -37,6 +37,8 @@ const JournalRecordSchema = z.object({
   entries: z.array(JournalEntrySchema),
   /** Directories the commit may create, workspace-relative, parents first. */
   directories: z.array(z.string()),
+  /** What the commit's undo record needs besides the entries (see `records.ts`). */
+  meta: z.unknown().optional(),
 });
 
 export type JournalEntry = z.infer<typeof JournalEntrySchema>;
@@ -54,7 +56,7 @@ export interface JournalEntryInput extends Omit<JournalEntry, 'before'> {
 
 /** The journal, and the chunks of its file (header line, then each pre-image), written with one writev and no copy. */
 export function encodeJournal(
-  transactionId: string, root: string, inputs: readonly JournalEntryInput[], directories: readonly string[],
+  transactionId: string, root: string, inputs: readonly JournalEntryInput[], directories: readonly string[], meta?: unknown,
 ): { journal: Journal; chunks: Uint8Array[] } {
   let offset = 0;
   const entries = inputs.map(({ before, ...entry }): JournalEntry => {
@@ -62,22 +64,27 @@ export function encodeJournal(
     offset += before.bytes.byteLength;
     return { ...entry, before: { offset: offset - before.bytes.byteLength, length: before.bytes.byteLength, owner: before.owner } };
   });
-  const record: JournalRecord = { format: 1, transactionId, root, startedAt: Date.now(), entries, directories: [...directories] };
+  const record: JournalRecord = { format: 1, transactionId, root, startedAt: Date.now(), entries, directories: [...directories], ...(meta === undefined ? {} : { meta }) };
   const preImages = inputs.map((input) => input.before?.bytes ?? null);
   const header = Buffer.from(`${JSON.stringify(record)}\n`);
   return { journal: { record, preImages }, chunks: [header, ...preImages.filter((bytes) => bytes !== null)] };
+}
+
+/** Parses a journal file's first line; undefined when it is not a journal record. */
+export function decodeJournalHeader(line: Uint8Array): JournalRecord | undefined {
+  try {
+    return JournalRecordSchema.parse(JSON.parse(Buffer.from(line).toString('utf8')));
+  } catch {
+    return undefined;
+  }
 }
 
 /** Parses a journal file; undefined when it is truncated or not a journal (a crash while writing it: nothing was renamed yet). */
 export function decodeJournal(bytes: Uint8Array): Journal | undefined {
   const newline = bytes.indexOf(0x0a);
   if (newline < 0) return undefined;
-  let record: JournalRecord;
-  try {
-    record = JournalRecordSchema.parse(JSON.parse(Buffer.from(bytes.subarray(0, newline)).toString('utf8')));
-  } catch {
-    return undefined;
-  }
+  const record = decodeJournalHeader(bytes.subarray(0, newline));
+  if (record === undefined) return undefined;
   const blobs = bytes.subarray(newline + 1);
   const complete = record.entries.every((entry) => entry.before === null || entry.before.offset + entry.before.length <= blobs.byteLength);
   if (!complete) return undefined;

@@ -140,6 +140,8 @@ export async function recoverAbandonedJournals(context: WorkspaceContext): Promi
     if (journal.record.root !== context.root) continue;
     const report = (await allPostImagesInPlace(context, journal)) ? await rollForward(context, journal) : await rollBack(context, journal);
     if (report.conflicts.length > 0) await context.journals.setAside(file);
+    // A commit that stands keeps its journal as its undo record, as it would have had it finished.
+    else if (report.outcome === 'rolled_forward' && journal.record.meta !== undefined) await context.records.adopt(file, journal.record);
     else await context.journals.remove(file);
     reports.push(report);
   }

@@ -16,6 +16,7 @@ import { writeDurably } from './durable.ts';
 import { sha256Hex, type DiskEntry, type FileOwner } from './files.ts';
 import { CommitStepError, attempt, errorFromFs, hasErrorCode, settleAll } from './ioErrors.ts';
 import { encodeJournal, type Journal, type JournalEntryInput, type PendingJournal } from './journal.ts';
+import type { RecordMeta } from './records.ts';
 import { rollBack } from './recovery.ts';
 import { moveToTrash, prepareTrashSlot } from './trash.ts';
 
@@ -37,6 +38,8 @@ export interface TransactionIds {
   readonly transactionId: string;
   /** Names the journal file; distinct per unit when one patch commits file by file. */
   readonly journalId: string;
+  /** What this unit's undo record needs: with it the journal becomes the record (see `records.ts`) instead of being dropped. */
+  readonly meta?: RecordMeta | undefined;
 }
 
 /** Runs the steps as one unit: all applied, or none (rolled back). Returns the directories it created. */
@@ -48,10 +51,11 @@ export async function runTransaction(context: WorkspaceContext, steps: readonly 
   } catch (error) {
     return fail(toEngineError(error));
   }
-  const { journal, chunks } = encodeJournal(ids.transactionId, context.root, steps.map(journalEntryOf), directories);
+  const { journal, chunks } = encodeJournal(ids.transactionId, context.root, steps.map(journalEntryOf), directories, ids.meta);
   let pending: PendingJournal;
   try {
-    pending = await context.journals.begin(ids.journalId, chunks, needsDurableJournal(steps));
+    // A journal that becomes an undo record must survive a power loss like the commit it records.
+    pending = await context.journals.begin(ids.journalId, chunks, ids.meta !== undefined || needsDurableJournal(steps));
   } catch (error) {
     return fail(journalFailure(error));
   }
@@ -63,7 +67,7 @@ export async function runTransaction(context: WorkspaceContext, steps: readonly 
     await settleAll([journalDurable, stage(context, steps, directories, created)]);
     await renameInOrder(context, steps);
     await syncParents(context, steps, created);
-    await dropJournal(context, pending.file);
+    await retireJournal(context, pending.file, journal);
   } catch (error) {
     return fail(await abandon(context, journal, pending.file, toEngineError(error)));
   }
@@ -189,12 +193,15 @@ async function abandon(context: WorkspaceContext, journal: Journal, file: string
 }
 
 /**
- * The end of the commit: once the journal is gone (and its directory fsynced) no recovery can
- * undo the commit, so only then may it be reported applied. Failing here rolls it back.
+ * The end of the commit: once the journal is gone from `journal/` (and that is fsynced) no
+ * recovery can undo the commit, so only then may it be reported applied. Failing here rolls it
+ * back. The journal is dropped — or, when it carries record meta, moved into `history/` as the
+ * transaction's undo record (see `records.ts`).
  */
-async function dropJournal(context: WorkspaceContext, file: string): Promise<void> {
-  await context.journals.remove(file).catch((error: unknown) => {
-    throw new CommitStepError(journalFailure(error, 'drop'));
+async function retireJournal(context: WorkspaceContext, file: string, { record }: Journal): Promise<void> {
+  const kept = record.meta !== undefined;
+  await (kept ? context.records.adopt(file, record) : context.journals.remove(file)).catch((error: unknown) => {
+    throw new CommitStepError(journalFailure(error, kept ? 'keep (as the undo record)' : 'drop'));
   });
 }
 

@@ -10,6 +10,7 @@
  *   journal/<pid>-<nonce>-<transactionId>[.<n>].journal   in-flight commits (see journal.ts)
  *   journal/*.conflict                                   journals recovery could not fully apply, kept
  *   trash/<transactionId>/<workspace path>               deleted and moved-away files
+ *   history/<time>-<pid>-<seq>-<transactionId>.<unit>.record   undo records (see records.ts)
  */
 import { realpathSync } from 'node:fs';
 import nodePath from 'node:path';
@@ -22,13 +23,18 @@ import { commitPlan, type CommitOptions, type CommitOutcome } from './commit.ts'
 import type { CommitHooks, WorkspaceContext } from './context.ts';
 import { nodeDiskCalls, type DiskCalls } from './diskCalls.ts';
 import { DirectorySyncer } from './durable.ts';
-import { decodeUtf8Text, sha256Hex, toSnapshot, versionFromSha256, type DiskEntry } from './files.ts';
+import { decodeUtf8Text, readGuardedEntries, sha256Hex, toSnapshot, versionFromSha256, type DiskEntry } from './files.ts';
+import {
+  keyOf, latestKey, listTransactions, loadWindow, netChanges, recordsOf, windowStart, type NetChange, type PathState, type TransactionEntry,
+} from './history.ts';
 import { PathGuard } from './guard.ts';
 import { JournalStore } from './journal.ts';
 import { LockTable, type LockLease } from './locks.ts';
 import { existingFiles } from './probe.ts';
 import { CachedReader } from './reads.ts';
+import { compareKeys, RecordStore, type LoadedRecord } from './records.ts';
 import { recoverAbandonedJournals, type RecoveryReport } from './recovery.ts';
+import { DEFAULT_RETENTION, pruneHistory, type Retention } from './retention.ts';
 import { prepareStateDir, resolveRoot } from './stateDir.ts';
 import { DEFAULT_MAX_WATCHED_PATHS } from './watcher.ts';
 
@@ -39,6 +45,9 @@ export type { CommitHooks } from './context.ts';
 export type { FileChange } from './changes.ts';
 export type { LockLease } from './locks.ts';
 export type { RecoveryReport } from './recovery.ts';
+export type { NetChange, PathState, TransactionEntry } from './history.ts';
+export type { LoadedRecord } from './records.ts';
+export { DEFAULT_RETENTION, type Retention } from './retention.ts';
 
 export interface WorkspaceOptions {
   /** Allow paths with a `.git` component. Off by default. */
@@ -54,9 +63,14 @@ export interface WorkspaceOptions {
   readonly maxWatchedPaths?: number;
   /** How long after a watcher event the file is re-read (past chokidar's ~50 ms drop window). */
   readonly settleMs?: number;
-  /** Faults of the watcher, which must not stop the workspace. */
+  /** Faults of the watcher (and of background pruning), which must not stop the workspace. */
   readonly onError?: (error: unknown) => void;
+  /** How many transactions, and for how long, undo records and trash are kept (default: 1,000 and 7 days). */
+  readonly retention?: Retention | undefined;
 }
+
+/** How often retention runs besides on open. */
+const PRUNE_INTERVAL_MS = 3_600_000;
 
 export interface SnapshotOptions {
   /** Read every path from disk, bypassing the cache. */
@@ -88,10 +102,14 @@ export class Workspace {
   readonly #reader: CachedReader;
   readonly #monitor: ChangeMonitor;
   readonly #inFlight = new Set<Promise<CommitOutcome>>();
+  /** The last record committed before this process first opened the root: where `sessionChanges()` starts by default. */
+  readonly #sessionStart: string;
+  readonly #pruneTimer: NodeJS.Timeout;
   #closed = false;
 
-  private constructor(context: WorkspaceContext, recovered: readonly RecoveryReport[], options: WorkspaceOptions) {
+  private constructor(context: WorkspaceContext, recovered: readonly RecoveryReport[], sessionStart: string, options: WorkspaceOptions) {
     this.root = context.root;
+    this.#sessionStart = sessionStart;
     this.stateDir = context.stateDir;
     this.recovered = recovered;
     this.#context = context;
@@ -106,6 +124,10 @@ export class Workspace {
       maxWatchedPaths: options.maxWatchedPaths ?? DEFAULT_MAX_WATCHED_PATHS,
       onError: options.onError ?? (() => {}),
     });
+    const retention = options.retention ?? DEFAULT_RETENTION;
+    this.#pruneTimer = setInterval(() => {
+      pruneHistory(context.stateDir, context.records, retention).catch(options.onError ?? (() => {}));
+    }, PRUNE_INTERVAL_MS).unref();
   }
 
   /** Realpaths the root once, prepares the state dir and rolls back journals a killed daemon left. */
@@ -115,10 +137,13 @@ export class Workspace {
     const disk = options.disk ?? nodeDiskCalls;
     const syncer = new DirectorySyncer(disk);
     const journals = new JournalStore(stateDir, syncer, disk);
-    await journals.prepare();
+    const records = new RecordStore(stateDir, syncer, disk);
+    await Promise.all([journals.prepare(), records.prepare()]);
     const guard = new PathGuard(realRoot, { allowGitDir: options.allowGitDir });
-    const context: WorkspaceContext = { root: realRoot, stateDir, guard, syncer, journals, disk, hooks: options.hooks ?? {} };
-    return new Workspace(context, await recoverAbandonedJournals(context), options);
+    const context: WorkspaceContext = { root: realRoot, stateDir, guard, syncer, journals, records, disk, hooks: options.hooks ?? {} };
+    const recovered = await recoverAbandonedJournals(context);
+    await pruneHistory(stateDir, records, options.retention ?? DEFAULT_RETENTION);
+    return new Workspace(context, recovered, await sessionStartOf(context), options);
   }
 
   /** Guards every path, then reads each: file bytes, missing, or directory. Keys are normalised paths. */
@@ -181,6 +206,33 @@ export class Workspace {
     }
   }
 
+  /** Committed transactions, newest first, at most `limit` (from the undo records: all processes, across restarts). */
+  async transactions(limit: number): Promise<TransactionEntry[]> {
+    return listTransactions(this.#context.records, limit);
+  }
+
+  /** The undo records of one committed transaction, in commit order; none when the id is unknown or past retention. */
+  async recordsOf(transactionId: string): Promise<LoadedRecord[]> {
+    const loaded = await Promise.all((await recordsOf(this.#context.records, transactionId)).map((name) => this.#context.records.load(name)));
+    return loaded.filter((record): record is LoadedRecord => record !== undefined);
+  }
+
+  /**
+   * The net change of every transaction committed after `since` (exclusive; `null`: every
+   * retained one; absent: since this process first opened the root), from each touched path's
+   * state before the first of them to the disk now. Undefined when `since` names no transaction.
+   */
+  async sessionChanges(since?: string | null): Promise<Result<NetChange[]> | undefined> {
+    const afterKey = since === undefined ? this.#sessionStart : since === null ? '' : await keyOf(this.#context.records, since);
+    if (afterKey === undefined) return undefined;
+    const start = windowStart(await loadWindow(this.#context.records, afterKey, compareKeys));
+    const entries = await readGuardedEntries(this.#context.guard, [...start.initial.keys()]);
+    if (!entries.ok) return entries;
+    const current = new Map<string, PathState>();
+    for (const [path, { entry }] of entries.value) current.set(path, entry.kind === 'file' ? { bytes: entry.bytes, owner: entry.owner } : null);
+    return ok(netChanges(start, current));
+  }
+
   /** Calls `listener` when a file patchd read or wrote changes outside patchd; returns the unsubscribe function. */
   onExternalChange(listener: ChangeListener): () => void {
     return this.#monitor.onChange(listener);
@@ -200,6 +252,7 @@ export class Workspace {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    clearInterval(this.#pruneTimer);
     await Promise.allSettled([...this.#inFlight]);
     await this.#monitor.close();
     this.#cache.clear();
@@ -222,6 +275,19 @@ export class Workspace {
       }
     }
   }
+}
+
+/** Session starts per state dir, kept for the life of the process: a root closed and opened again keeps its first start. */
+const sessionStarts = new Map<string, Promise<string>>();
+
+function sessionStartOf(context: WorkspaceContext): Promise<string> {
+  let start = sessionStarts.get(context.stateDir);
+  if (start === undefined) {
+    start = latestKey(context.records);
+    sessionStarts.set(context.stateDir, start);
+    start.catch(() => sessionStarts.delete(context.stateDir));
+  }
+  return start;
 }
 
 function normalizedKey(path: string): string {

@@ -38,7 +38,7 @@ test('add, update, delete and rename in one atomic commit', async () => {
     assert.deepEqual(outcome.committed, ['new/deep/x.txt', 'a.txt', 'gone.txt', 'fresh/name.txt']);
     assert.deepEqual([...outcome.createdDirs].sort(), ['fresh', 'new', 'new/deep']);
     assert.deepEqual(await listTree(sandbox.root), {
-      'a.txt': 'file:A\n', fresh: 'dir', 'fresh/name.txt': 'file:moved and edited\n', new: 'dir', 'new/deep': 'dir', 'new/deep/x.txt': 'file:x\n', old: 'dir',
+      'a.txt': 'file:A\n', fresh: 'dir', 'fresh/name.txt': 'file:moved and edited\n', new: 'dir', 'new/deep': 'dir', 'new/deep/x.txt': 'file:x\n',
     });
     const trash = path.join(sandbox.state, 'trash', outcome.transactionId);
     assert.equal(await readFile(path.join(trash, 'gone.txt'), 'utf8'), 'bye\n');

@@ -3,7 +3,7 @@
  * leaving whatever a killed daemon would leave behind.
  * argv: <root> <stateDir> <when> [single]
  *   when = rename:<n>   commit the five-file plan (`single`: a one-file plan), die right before rename n
- *          drop         commit the five-file plan, die right before its journal is dropped (after the last rename)
+ *          drop         commit the five-file plan, die right before its journal leaves journal/ (after the last rename)
  *          restore:<n>  only open the workspace (recovering what an earlier child left), die before the restore rename n
  */
 import type { DiskCalls } from '../../daemon/workspace/diskCalls.ts';
@@ -24,8 +24,10 @@ function dyingDisk(): DiskCalls {
   let restores = 0;
   return {
     ...nodeDiskCalls,
-    unlink: async (file) => (point === 'drop' && file.endsWith('.journal') ? die() : nodeDiskCalls.unlink(file)),
-    rename: async (from, to) => (point === 'restore' && restores++ === Number(count) ? die() : nodeDiskCalls.rename(from, to)),
+    rename: async (from, to) => {
+      if (point === 'drop' && from.endsWith('.journal')) die();
+      return point === 'restore' && restores++ === Number(count) ? die() : nodeDiskCalls.rename(from, to);
+    },
   };
 }
 

@@ -59,32 +59,32 @@ test('a daemon killed after its last rename but before dropping the journal is r
     ]);
     assert.deepEqual(await readdir(journalDir(sandbox)), []);
     assert.deepEqual(await readdir(path.join(sandbox.state, 'trash', workspace.recovered[0]!.transactionId)), ['four.txt'], 'the deleted file stays in the trash');
+    assert.deepEqual((await workspace.transactions(5)).map((entry) => entry.transactionId), [workspace.recovered[0]!.transactionId], 'the commit stands with its undo record');
     await workspace.close();
   });
 });
 
-test('a commit whose journal cannot be dropped is rolled back and reported failed, never applied and undone later', async () => {
+test('a commit whose journal cannot become its undo record is rolled back and reported failed, never applied and undone later', async () => {
   await withSandbox(CRASH_TREE, async (sandbox) => {
     const before = await listTree(sandbox.root);
-    const failingDrop = { ...nodeDiskCalls, unlink: async (file: string) => {
-      if (file.endsWith('.journal')) throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
-      await nodeDiskCalls.unlink(file);
+    const failingDrop = { ...nodeDiskCalls, rename: async (from: string, to: string) => {
+      if (from.endsWith('.journal')) throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
+      await nodeDiskCalls.rename(from, to);
     } };
     const workspace = await sandbox.open({ disk: failingDrop });
     const outcome = await snapshotAndCommit(workspace, CRASH_PLAN);
     assert.equal(outcome.status, 'rejected');
     assert.ok(outcome.status === 'rejected');
     assert.equal(outcome.error.code, 'io_error');
-    assert.match(outcome.error.message, /drop the commit journal: EIO/);
+    assert.match(outcome.error.message, /the commit journal: EIO/);
     assert.deepEqual(await listTree(sandbox.root), before);
     await workspace.close();
-    // The journal stayed (the state dir refused to drop it); once its owner is gone, the next open finds nothing to undo.
-    const [name] = await readdir(journalDir(sandbox));
-    assert.ok(name !== undefined);
-    await rename(path.join(journalDir(sandbox), name), path.join(journalDir(sandbox), `${deadPid()}-0000-${name.split('-').slice(2).join('-')}`));
+    // The journal could not become the undo record, so the commit was rolled back and its journal removed.
+    assert.deepEqual(await readdir(journalDir(sandbox)), []);
     const reopened = await sandbox.open();
-    assert.deepEqual(reopened.recovered.map(({ outcome: done, paths }) => ({ done, paths })), [{ done: 'rolled_back', paths: [] }]);
+    assert.deepEqual(reopened.recovered, []);
     assert.deepEqual(await listTree(sandbox.root), before);
+    assert.deepEqual(await reopened.transactions(5), [], 'no undo record of a commit that did not apply');
     await reopened.close();
   });
 });

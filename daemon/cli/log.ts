@@ -1,0 +1,27 @@
+/** `patchd log [-C DIR] [--limit N] [--json]`: the workspace's committed transactions, newest first. */
+import type { TransactionSummary } from '../../protocol/index.ts';
+import { listTransactions } from '../server/sessionDiff.ts';
+import { parseHistoryArgs, runHistoryCommand, withHistoryWorkspace } from './historyArgs.ts';
+import { paletteFor, type Palette } from './render.ts';
+
+export const LOG_USAGE = 'usage: patchd log [-C DIR] [--limit N] [--json]';
+
+export function runLog(args: readonly string[]): Promise<number> {
+  return runHistoryCommand('log', LOG_USAGE, async () => {
+    const command = parseHistoryArgs(args, { positionals: 0, flags: ['limit'] });
+    const { transactions } = await withHistoryWorkspace(command, ({ workspace }) => listTransactions(workspace, command.limit ?? 50));
+    process.stdout.write(command.json ? `${JSON.stringify({ transactions }, null, 2)}\n` : renderLog(transactions, paletteFor(process.stdout)));
+    return 0;
+  });
+}
+
+export function renderLog(transactions: readonly TransactionSummary[], colors: Palette): string {
+  if (transactions.length === 0) return 'no transactions\n';
+  return transactions.map((transaction) => {
+    const undo = transaction.undoOf === undefined ? '' : ` of ${transaction.undoOf}`;
+    const status = transaction.status === 'partial' ? ` ${colors.red('partial')}` : '';
+    const head = `${colors.yellow(transaction.transactionId)} ${colors.dim(transaction.at)} ${transaction.format}${undo}${status}`;
+    const files = transaction.files.map((file) => `  ${file.op.padEnd(6)} ${file.fromPath === undefined ? '' : `${file.fromPath} -> `}${file.path}`);
+    return [head, ...files].join('\n');
+  }).join('\n') + '\n';
+}

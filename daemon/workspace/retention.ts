@@ -1,0 +1,72 @@
+/**
+ * Retention: undo records and trash are kept for the last `maxTransactions` transactions and
+ * for `maxAgeMs`; past either, a transaction's records and trash folder are removed. Pruning
+ * reads and deletes only inside the state dir — never the tree.
+ */
+import { readdir, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { RecordName, RecordStore } from './records.ts';
+import { trashRoot } from './trash.ts';
+
+export interface Retention {
+  readonly maxTransactions: number;
+  readonly maxAgeMs: number;
+}
+
+export const DEFAULT_RETENTION: Retention = { maxTransactions: 1_000, maxAgeMs: 7 * 24 * 3_600_000 };
+
+/** A trash folder without a record younger than this may belong to a commit in flight: kept. */
+const IN_FLIGHT_GRACE_MS = 3_600_000;
+
+export interface PruneReport {
+  readonly transactions: number;
+  readonly trashFolders: number;
+}
+
+export async function pruneHistory(stateDir: string, records: RecordStore, retention: Retention, now = Date.now()): Promise<PruneReport> {
+  const byTransaction = new Map<string, RecordName[]>();
+  for (const name of (await records.list()).reverse()) byTransaction.set(name.transactionId, [...(byTransaction.get(name.transactionId) ?? []), name]);
+  const expired = [...byTransaction.entries()].filter(([, names], index) => (
+    index >= retention.maxTransactions || names.every((name) => now - name.at > retention.maxAgeMs)
+  ));
+  for (const [, names] of expired) await Promise.all(names.map((name) => records.remove(name)));
+  const kept = new Set([...byTransaction.keys()].filter((id) => !expired.some(([expiredId]) => expiredId === id)));
+  const trashFolders = await pruneTrash(stateDir, kept, now);
+  return { transactions: expired.length, trashFolders };
+}
+
+/** Removes trash folders of transactions without a retained record, once past the in-flight grace. */
+async function pruneTrash(stateDir: string, kept: ReadonlySet<string>, now: number): Promise<number> {
+  const root = trashRoot(stateDir);
+  let names: string[];
+  try {
+    names = await readdir(root);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of names.filter((candidate) => !kept.has(candidate))) {
+    const folder = path.join(root, name);
+    const stats = await stat(folder).catch(() => undefined);
+    if (stats === undefined || now - stats.mtimeMs < IN_FLIGHT_GRACE_MS) continue;
+    await rm(folder, { recursive: true, force: true });
+    removed += 1;
+  }
+  return removed;
+}
+
+/**
+ * `--retain`: comma-separated `N` (transactions kept) and `Nd` / `Nh` (age kept), either or
+ * both (`500`, `3d`, `1000,7d`); the part not given keeps its default. Undefined when malformed.
+ */
+export function parseRetention(value: string): Retention | undefined {
+  let { maxTransactions, maxAgeMs } = DEFAULT_RETENTION;
+  for (const part of value.split(',')) {
+    const match = /^(\d+)([dh]?)$/.exec(part.trim());
+    const amount = Number(match?.[1]);
+    if (match === null || !Number.isSafeInteger(amount) || amount < 1) return undefined;
+    if (match[2] === '') maxTransactions = amount;
+    else maxAgeMs = amount * (match[2] === 'd' ? 24 : 1) * 3_600_000;
+  }
+  return { maxTransactions, maxAgeMs };
+}

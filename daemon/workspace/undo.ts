@@ -1,0 +1,94 @@
+/**
+ * Planning an undo from a transaction's records: every file goes back to its pre-image (updates
+ * reverted, added files removed, deleted files brought back with their modes, renames
+ * reversed), provided every path still holds what the transaction left — bytes and existence;
+ * a mode change alone does not count. The undo is committed like any plan, so it has a record
+ * of its own and undoing it redoes.
+ */
+import { diffVersions } from '../engine/receiptDiff.ts';
+import { engineError } from '../engine/errors.ts';
+import { fail, ok, type FileSnapshot, type PlannedFile, type Result } from '../engine/types.ts';
+import { sha256Hex, type FileOwner } from './files.ts';
+import type { JournalEntry } from './journal.ts';
+import type { FileChange, LoadedRecord } from './records.ts';
+
+export interface UndoPlan {
+  readonly files: readonly PlannedFile[];
+  /** The mode and owner each restored path takes back. */
+  readonly owners: ReadonlyMap<string, FileOwner>;
+  /** Every path the undo touches, with the sha256 it must hold now (null: must not exist). */
+  readonly expected: ReadonlyMap<string, string | null>;
+}
+
+/** What a transaction left at a path, and what was there before it. */
+interface Slot {
+  readonly entry: JournalEntry;
+  readonly before: Uint8Array | null;
+}
+
+/** The undo's plan, checked against `current` (a snapshot of every path of `expected`). */
+export function planUndo(records: readonly LoadedRecord[], current: ReadonlyMap<string, FileSnapshot>): Result<UndoPlan> {
+  const slots = new Map<string, Slot>();
+  for (const { record, journal } of records) {
+    record.entries.forEach((entry, index) => slots.set(entry.path, { entry, before: journal.preImages[index] ?? null }));
+  }
+  const stale = findStale(slots, current);
+  if (stale !== undefined) return fail(stale);
+  const files: PlannedFile[] = [];
+  const owners = new Map<string, FileOwner>();
+  for (const change of records.flatMap((record) => record.meta.files)) {
+    const planned = invert(change, slots, current);
+    if (!planned.ok) return planned;
+    files.push(planned.value);
+    const restored = slots.get(planned.value.path)?.entry.before;
+    if (restored) owners.set(planned.value.path, restored.owner);
+  }
+  const expected = new Map([...slots].map(([path, { entry }]) => [path, entry.afterSha256]));
+  return ok({ files, owners, expected });
+}
+
+/** Every path the records touched, for locking and snapshotting. */
+export function pathsOf(records: readonly LoadedRecord[]): string[] {
+  return [...new Set(records.flatMap((record) => record.record.entries.map((entry) => entry.path)))];
+}
+
+function findStale(slots: ReadonlyMap<string, Slot>, current: ReadonlyMap<string, FileSnapshot>): ReturnType<typeof engineError> | undefined {
+  for (const [path, { entry }] of slots) {
+    const now = current.get(path);
+    const holds = entry.afterSha256 === null ? now?.kind === 'missing' : now?.kind === 'file' && sha256Hex(now.bytes) === entry.afterSha256;
+    if (!holds) return engineError('stale_file', `${path} changed after the transaction; undoing it would lose that change.`, { path });
+  }
+  return undefined;
+}
+
+function invert(change: FileChange, slots: ReadonlyMap<string, Slot>, current: ReadonlyMap<string, FileSnapshot>): Result<PlannedFile> {
+  const textNow = (path: string) => {
+    const now = current.get(path);
+    return now?.kind === 'file' ? Buffer.from(now.bytes).toString('utf8') : '';
+  };
+  const preImage = (path: string) => slots.get(path)?.before ?? null;
+  const planned = (op: PlannedFile['op'], path: string, after: Uint8Array | null, diff: string, fromPath?: string): PlannedFile => (
+    { op, path, ...(fromPath === undefined ? {} : { fromPath }), after, hunks: [], diff, diagnostics: [] }
+  );
+  const { path, fromPath } = change;
+  switch (change.op) {
+    case 'add':
+      return ok(planned('delete', path, null, diffVersions(`a/${path}`, textNow(path), '/dev/null', '')));
+    case 'delete':
+    case 'update': {
+      const before = preImage(path);
+      if (before === null) return fail(missingPreImage(path));
+      const diff = diffVersions(change.op === 'delete' ? '/dev/null' : `a/${path}`, textNow(path), `b/${path}`, Buffer.from(before).toString('utf8'));
+      return ok(planned(change.op === 'delete' ? 'add' : 'update', path, before, diff));
+    }
+    case 'rename': {
+      const before = fromPath === undefined ? null : preImage(fromPath);
+      if (fromPath === undefined || before === null) return fail(missingPreImage(fromPath ?? path));
+      return ok(planned('rename', fromPath, before, diffVersions(`a/${path}`, textNow(path), `b/${fromPath}`, Buffer.from(before).toString('utf8')), path));
+    }
+  }
+}
+
+function missingPreImage(path: string) {
+  return engineError('io_error', `The undo record of ${path} has no pre-image; it cannot be undone.`, { path });
+}

@@ -1,0 +1,103 @@
+/**
+ * Time travel: `patch/undo`, `session/diff` and `transaction/list`.
+ *
+ * Every committed transaction leaves a record in the workspace's state dir (written as part of
+ * the commit, so it survives restarts and never names a transaction that did not apply). From
+ * the records patchd can undo a transaction, show the net diff of several, and list them.
+ */
+import { z } from 'zod';
+import { defineRequest } from './define.ts';
+import { ReceiptSchema } from './receipt.ts';
+import { MAX_PATH_CHARS, WorkspaceIdSchema } from './workspace.ts';
+
+/** A receipt's `transactionId`. */
+export const TransactionIdSchema = z.string().min(1).max(200);
+
+/** Params of `patch/undo`. */
+export const UndoParamsSchema = z.object({
+  workspaceId: WorkspaceIdSchema,
+  /** The transaction to undo (a receipt's `transactionId`; an undo's own id redoes). */
+  transactionId: TransactionIdSchema,
+  /** Compute the undo's receipt (with its diff) without writing or recording anything. */
+  dryRun: z.boolean().optional(),
+});
+
+/** Params of `session/diff`. */
+export const SessionDiffParamsSchema = z.object({
+  workspaceId: WorkspaceIdSchema,
+  /**
+   * Exclusive: the window is every transaction committed after this one. Without it, every
+   * transaction since this daemon first opened the root (by any client).
+   */
+  since: TransactionIdSchema.optional(),
+});
+
+const PathSchema = z.string().max(MAX_PATH_CHARS);
+
+/** How one path changed over the window, net. */
+export const SessionFileSchema = z.object({
+  path: PathSchema,
+  /** The source of a rename. */
+  fromPath: PathSchema.optional(),
+  op: z.enum(['add', 'update', 'delete', 'rename']),
+});
+
+/** Result of `session/diff`. */
+export const SessionDiffResultSchema = z.object({
+  /** The net change in `git diff` format (`git apply` reproduces it byte for byte); `""` when nothing changed. */
+  diff: z.string(),
+  /** Exactly the paths whose net state changed, sorted by path. */
+  files: z.array(SessionFileSchema),
+});
+
+/** Params of `transaction/list`. */
+export const ListTransactionsParamsSchema = z.object({
+  workspaceId: WorkspaceIdSchema,
+  /** Most transactions to return (default 50). */
+  limit: z.number().int().min(1).max(10_000).optional(),
+});
+
+/** One committed transaction. */
+export const TransactionSummarySchema = z.object({
+  transactionId: z.string(),
+  /** When it committed: ISO 8601. */
+  at: z.string(),
+  /** `partial`: an `atomic: false` patch that stopped part way (only its committed files are listed). */
+  status: z.enum(['applied', 'partial']),
+  /** The dialect the patch was read as, or `undo`. */
+  format: z.string(),
+  /** For an undo: the transaction it undid. */
+  undoOf: z.string().optional(),
+  files: z.array(SessionFileSchema),
+});
+
+/** Result of `transaction/list`. */
+export const ListTransactionsResultSchema = z.object({
+  /** Newest first. */
+  transactions: z.array(TransactionSummarySchema),
+});
+
+export type UndoParams = z.infer<typeof UndoParamsSchema>;
+export type SessionDiffParams = z.infer<typeof SessionDiffParamsSchema>;
+export type SessionFile = z.infer<typeof SessionFileSchema>;
+export type SessionDiffResult = z.infer<typeof SessionDiffResultSchema>;
+export type ListTransactionsParams = z.infer<typeof ListTransactionsParamsSchema>;
+export type TransactionSummary = z.infer<typeof TransactionSummarySchema>;
+export type ListTransactionsResult = z.infer<typeof ListTransactionsResultSchema>;
+
+/**
+ * `patch/undo`: answers a `Receipt` (`format: "undo"`, inverted ops) of a new transaction that
+ * restores every file of `transactionId` to its pre-image. Rejected `stale_file` (nothing
+ * written) when a file no longer holds what that transaction left; `unknown_transaction` when
+ * the id names no committed transaction of this workspace (or one past retention).
+ */
+export const UndoRequest = defineRequest('patch/undo', UndoParamsSchema, ReceiptSchema);
+
+/**
+ * `session/diff`: the net diff of the window. An unknown `since` is -32602 with
+ * `data.code === "unknown_transaction"`.
+ */
+export const SessionDiffRequest = defineRequest('session/diff', SessionDiffParamsSchema, SessionDiffResultSchema);
+
+/** `transaction/list`: recent committed transactions, newest first, from the state dir. */
+export const ListTransactionsRequest = defineRequest('transaction/list', ListTransactionsParamsSchema, ListTransactionsResultSchema);

@@ -1,0 +1,45 @@
+/** `patchd log`, `patchd undo` and `patchd diff` as a user runs them, sharing the state dir with `patchd apply`. */
+import '../helpers/testState.ts';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { ListTransactionsResultSchema, ReceiptSchema, SessionDiffResultSchema } from '../../protocol/index.ts';
+import { createTempTree } from '../helpers/tempTree.ts';
+
+const MAIN = fileURLToPath(new URL('../../daemon/main.ts', import.meta.url));
+const PATCH = '--- a/greet.txt\n+++ b/greet.txt\n@@ -1,2 +1,2 @@\n hello\n-world\n+there\n';
+
+function patchd(args: readonly string[], input = '') {
+  const result = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), MAIN, ...args], { input, encoding: 'utf8', timeout: 60_000 });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+test('apply, then log, diff and undo it from the command line', () => {
+  using tree = createTempTree({ 'greet.txt': 'hello\nworld\n' });
+  assert.equal(patchd(['apply', '-C', tree.root], PATCH).code, 0);
+
+  const log = patchd(['log', '-C', tree.root, '--json']);
+  assert.equal(log.code, 0, log.stderr);
+  const [transaction] = ListTransactionsResultSchema.parse(JSON.parse(log.stdout)).transactions;
+  assert.deepEqual(transaction?.files, [{ path: 'greet.txt', op: 'update' }]);
+  const human = patchd(['log', '-C', tree.root]);
+  assert.match(human.stdout, new RegExp(`^${transaction!.transactionId} .* unified\\n  update greet.txt\\n`));
+
+  const diff = patchd(['diff', '-C', tree.root]);
+  assert.equal(diff.code, 0, diff.stderr);
+  assert.equal(diff.stdout, 'diff --git a/greet.txt b/greet.txt\n--- a/greet.txt\n+++ b/greet.txt\n@@ -1,2 +1,2 @@\n hello\n-world\n+there\n');
+  const since = SessionDiffResultSchema.parse(JSON.parse(patchd(['diff', '--since', transaction!.transactionId, '-C', tree.root, '--json']).stdout));
+  assert.deepEqual(since, { diff: '', files: [] });
+  assert.equal(patchd(['diff', '--since', 'nope', '-C', tree.root]).code, 1);
+
+  const undo = patchd(['undo', transaction!.transactionId, '-C', tree.root, '--json']);
+  assert.equal(undo.code, 0, undo.stderr);
+  assert.equal(ReceiptSchema.parse(JSON.parse(undo.stdout)).format, 'undo');
+  assert.equal(tree.text('greet.txt'), 'hello\nworld\n');
+  const again = patchd(['undo', transaction!.transactionId, '-C', tree.root]);
+  assert.equal(again.code, 1);
+  assert.match(again.stdout, /stale_file/);
+  assert.equal(patchd(['undo', '-C', tree.root]).code, 2);
+});
+

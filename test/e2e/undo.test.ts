@@ -1,0 +1,123 @@
+/** patch/undo, session/diff and transaction/list end to end: a spawned daemon driven through client/. */
+import '../helpers/testState.ts';
+import assert from 'node:assert/strict';
+import { chmodSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { PatchClient, RpcError } from '../../client/index.ts';
+import { treeWithModes } from '../helpers/modeTree.ts';
+import { createTempTree, sha256 } from '../helpers/tempTree.ts';
+
+const EDIT = '--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n';
+const EDIT_AGAIN = '--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-TWO\n+2\n';
+const DELETE_TOOL = '*** Begin Patch\n*** Delete File: bin/tool.sh\n*** End Patch\n';
+const MOVE = '*** Begin Patch\n*** Update File: src/old.ts\n*** Move to: lib/new.ts\n@@\n-x\n+y\n*** End Patch\n';
+
+describe('undo over the wire', () => {
+  let client: PatchClient;
+  before(async () => {
+    client = await PatchClient.spawn();
+  });
+  after(async () => {
+    await client.close();
+  });
+
+  test('an undo reverts, lists as format undo, and undoing it redoes', async () => {
+    using tree = createTempTree({ 'a.txt': 'one\ntwo\n' });
+    await using workspace = await client.openWorkspace(tree.root);
+    const applied = await workspace.apply(EDIT);
+    const preview = await workspace.undo(applied.transactionId, { dryRun: true });
+    assert.equal(preview.status, 'dry_run');
+    assert.match(preview.files[0]?.diff ?? '', /-TWO\n\+two/);
+    assert.equal(tree.text('a.txt'), 'one\nTWO\n');
+    const undone = await workspace.undo(applied.transactionId);
+    assert.equal(undone.status, 'applied', JSON.stringify(undone.error));
+    assert.deepEqual(undone.files.map(({ op, path, sha256Before, sha256After }) => ({ op, path, sha256Before, sha256After })), [
+      { op: 'update', path: 'a.txt', sha256Before: sha256('one\nTWO\n'), sha256After: sha256('one\ntwo\n') },
+    ]);
+    assert.equal(tree.text('a.txt'), 'one\ntwo\n');
+    const [latest, earlier] = await workspace.transactions({ limit: 2 });
+    assert.equal(latest?.transactionId, undone.transactionId);
+    assert.equal(latest?.format, 'undo');
+    assert.equal(latest?.undoOf, applied.transactionId);
+    assert.deepEqual(earlier?.files, [{ path: 'a.txt', op: 'update' }]);
+    assert.equal((await workspace.undo(undone.transactionId)).status, 'applied');
+    assert.equal(tree.text('a.txt'), 'one\nTWO\n');
+  });
+
+  test('an undo is refused, writing nothing, once a file changed afterwards: by patchd or from outside', async () => {
+    using tree = createTempTree({ 'a.txt': 'one\ntwo\n' });
+    await using workspace = await client.openWorkspace(tree.root);
+    const first = await workspace.apply(EDIT);
+    await workspace.apply(EDIT_AGAIN);
+    const refused = await workspace.undo(first.transactionId);
+    assert.equal(refused.status, 'rejected');
+    assert.equal(refused.error?.code, 'stale_file');
+    assert.equal(refused.error?.currentSha256, sha256('one\n2\n'));
+    assert.equal(tree.text('a.txt'), 'one\n2\n');
+
+    const [second] = await workspace.transactions({ limit: 1 });
+    tree.write('a.txt', 'edited by hand\n');
+    const outside = await workspace.undo(second!.transactionId);
+    assert.equal(outside.error?.code, 'stale_file');
+    assert.equal(tree.text('a.txt'), 'edited by hand\n');
+  });
+
+  test('undoing a delete brings the file back with its mode and its directory; a move goes back', async () => {
+    using tree = createTempTree({ 'bin/tool.sh': '#!/bin/sh\necho hi\n', 'src/old.ts': 'x\n' });
+    chmodSync(join(tree.root, 'bin/tool.sh'), 0o755);
+    const before = treeWithModes(tree.root);
+    await using workspace = await client.openWorkspace(tree.root);
+    const deleted = await workspace.apply(DELETE_TOOL);
+    const moved = await workspace.apply(MOVE);
+    assert.equal(moved.status, 'applied', JSON.stringify(moved.error));
+    assert.deepEqual(Object.keys(treeWithModes(tree.root)), ['lib', 'lib/new.ts'], 'emptied directories are removed');
+    assert.equal((await workspace.undo(moved.transactionId)).status, 'applied');
+    const restored = await workspace.undo(deleted.transactionId);
+    assert.deepEqual(restored.files.map(({ op, path }) => [op, path]), [['add', 'bin/tool.sh']]);
+    assert.deepEqual(treeWithModes(tree.root), before);
+    assert.equal(statSync(join(tree.root, 'bin/tool.sh')).mode & 0o777, 0o755);
+  });
+
+  test('an unknown id is a rejected receipt; an unknown since is -32602 unknown_transaction', async () => {
+    using tree = createTempTree({ 'a.txt': 'one\ntwo\n' });
+    await using workspace = await client.openWorkspace(tree.root);
+    const receipt = await workspace.undo('no-such-transaction');
+    assert.equal(receipt.status, 'rejected');
+    assert.equal(receipt.error?.code, 'unknown_transaction');
+    await assert.rejects(workspace.sessionDiff({ since: 'no-such-transaction' }), (error: unknown) => (
+      error instanceof RpcError && error.code === -32602 && error.data?.code === 'unknown_transaction'
+    ));
+  });
+
+  test('session/diff: renames as renames, paths back where they began drop out, since is exclusive', async () => {
+    using tree = createTempTree({ 'a.txt': 'one\ntwo\n', 'src/old.ts': 'x\n' });
+    await using workspace = await client.openWorkspace(tree.root);
+    const first = await workspace.apply(EDIT);
+    await workspace.apply(MOVE);
+    const all = await workspace.sessionDiff();
+    assert.deepEqual(all.files, [{ path: 'a.txt', op: 'update' }, { path: 'lib/new.ts', fromPath: 'src/old.ts', op: 'rename' }]);
+    assert.match(all.diff, /^diff --git a\/src\/old.ts b\/lib\/new.ts\nrename from src\/old.ts\nrename to lib\/new.ts\n/m);
+    const sinceFirst = await workspace.sessionDiff({ since: first.transactionId });
+    assert.deepEqual(sinceFirst.files.map((file) => file.path), ['lib/new.ts']);
+    await workspace.apply(EDIT.replace('-two\n+TWO', '-TWO\n+two'));
+    assert.deepEqual((await workspace.sessionDiff()).files.map((file) => file.path), ['lib/new.ts']);
+  });
+});
+
+test('an undo works after the daemon restarts', async () => {
+  using tree = createTempTree({ 'a.txt': 'one\ntwo\n' });
+  const first = await PatchClient.spawn();
+  let transactionId: string;
+  try {
+    const workspace = await first.openWorkspace(tree.root);
+    transactionId = (await workspace.apply(EDIT)).transactionId;
+  } finally {
+    await first.close();
+  }
+  await using second = await PatchClient.spawn();
+  const workspace = await second.openWorkspace(tree.root);
+  assert.equal((await workspace.transactions())[0]?.transactionId, transactionId);
+  assert.equal((await workspace.undo(transactionId)).status, 'applied');
+  assert.equal(tree.text('a.txt'), 'one\ntwo\n');
+});

@@ -1,0 +1,40 @@
+/** Retention: records and trash past the last N transactions or past the age limit go; the tree is never touched. */
+import assert from 'node:assert/strict';
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import test from 'node:test';
+import { parseRetention } from '../../daemon/workspace/retention.ts';
+import { deleteFile, listTree, planOf, snapshotAndCommit, updateFile, withSandbox } from './fixtures.ts';
+
+test('opening prunes records and trash past the last N transactions, and leaves the tree alone', async () => {
+  await withSandbox({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n' }, async (sandbox) => {
+    const workspace = await sandbox.open();
+    const ids: string[] = [];
+    for (const plan of [planOf(deleteFile('b.txt')), planOf(updateFile('a.txt', 'A\n')), planOf(deleteFile('c.txt'))]) {
+      const outcome = await snapshotAndCommit(workspace, plan);
+      assert.ok(outcome.status === 'applied');
+      ids.push(outcome.transactionId);
+    }
+    await workspace.close();
+    const tree = await listTree(sandbox.root);
+    const reopened = await sandbox.open({ retention: { maxTransactions: 2, maxAgeMs: 3_600_000 } });
+    assert.deepEqual((await reopened.transactions(10)).map((entry) => entry.transactionId), [ids[2], ids[1]]);
+    assert.deepEqual(await listTree(sandbox.root), tree);
+    // The pruned transaction's trash folder is past the in-flight grace only after an hour: a fresh one stays.
+    assert.ok((await readdir(path.join(sandbox.state, 'trash'))).includes(ids[2]!));
+    await reopened.close();
+    // Every record is older than 1 ms once a few ms have passed.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const last = await sandbox.open({ retention: { maxTransactions: 1000, maxAgeMs: 1 } });
+    assert.deepEqual(await last.transactions(10), []);
+    assert.deepEqual(await listTree(sandbox.root), tree);
+    await last.close();
+  });
+});
+
+test('--retain takes a count, an age, or both', () => {
+  assert.deepEqual(parseRetention('500'), { maxTransactions: 500, maxAgeMs: 7 * 24 * 3_600_000 });
+  assert.deepEqual(parseRetention('3d'), { maxTransactions: 1000, maxAgeMs: 3 * 24 * 3_600_000 });
+  assert.deepEqual(parseRetention('10,2h'), { maxTransactions: 10, maxAgeMs: 2 * 3_600_000 });
+  for (const bad of ['', '0', '7w', 'x,1d', '-1']) assert.equal(parseRetention(bad), undefined, bad);
+});
