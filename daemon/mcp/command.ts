@@ -27,8 +27,8 @@ const MCP_OPTIONS: OptionSpecs = {
 };
 
 const MCP_ABOUT = `Serve the workspace DIR (default: the current directory) as an MCP server over stdin/stdout,
-with the tools apply_patch {patch, dry_run?} and read_file {path}. Logs go to stderr; the
-server exits when stdin closes.`;
+with the tools apply_patch {patch, dry_run?}, read_file {path}, undo {transaction_id} and
+session_diff {}. Logs go to stderr; the server exits when stdin closes.`;
 
 /** Closing after stdin ends may take this long before the process exits anyway. */
 const STOP_GRACE_MS = 2_500;

@@ -1,6 +1,6 @@
 /**
  * The MCP tools over one open workspace, through the same typed client every other caller uses:
- * `apply_patch` and `read_file`. Each result carries text for a model and, as
+ * `apply_patch`, `read_file`, `undo` and `session_diff`. Each result carries text for a model and, as
  * `structuredContent`, the wire result (the Receipt, the file); a result that did not do what
  * was asked has `isError: true`.
  */
@@ -8,7 +8,10 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { RpcError, type Workspace } from '../../client/index.ts';
-import { ERROR_HINTS, ErrorCodeSchema, ReadFileParamsSchema, ReadFileResultSchema, ReceiptSchema, type Receipt } from '../../protocol/index.ts';
+import {
+  ERROR_HINTS, ErrorCodeSchema, ReadFileParamsSchema, ReadFileResultSchema, ReceiptSchema, SessionDiffResultSchema, TransactionIdSchema,
+  type Receipt,
+} from '../../protocol/index.ts';
 import { ApplyPatchToolInput } from '../../protocol/tools/index.ts';
 import { errorLines, receiptText } from './text.ts';
 import { openObject } from './openSchema.ts';
@@ -28,6 +31,10 @@ const ApplyPatchInput = z.object({
 
 const ReadFileInput = ReadFileParamsSchema.pick({ path: true });
 
+const UndoInput = z.object({
+  transaction_id: TransactionIdSchema.describe('The transaction_id an apply_patch (or undo) result gave; undoing an undo redoes.'),
+});
+
 export interface McpServerInfo {
   readonly name: string;
   readonly version: string;
@@ -35,7 +42,7 @@ export interface McpServerInfo {
 
 export function createMcpServer(workspace: Workspace, info: McpServerInfo): McpServer {
   const server = new McpServer(info, {
-    instructions: `Edits files under ${workspace.root} with apply_patch (a unified diff); read_file shows a file's current text.`,
+    instructions: `Edits files under ${workspace.root}: apply_patch (a unified diff), read_file, undo (a transaction_id), session_diff (everything changed so far).`,
   });
 
   server.registerTool('apply_patch', {
@@ -59,6 +66,25 @@ export function createMcpServer(workspace: Workspace, info: McpServerInfo): McpS
     } catch (error) {
       return rpcErrorResult(error);
     }
+  });
+
+  server.registerTool('undo', {
+    title: 'Undo a patch',
+    description: 'Undo a patch applied earlier, by the transaction_id its result gave: every file it changed goes back as it was. Refused, writing nothing, when one of those files changed since.',
+    inputSchema: UndoInput.shape,
+    outputSchema: openObject(ReceiptSchema),
+    annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  }, async ({ transaction_id: transactionId }) => receiptResult(await workspace.undo(transactionId)));
+
+  server.registerTool('session_diff', {
+    title: 'Session diff',
+    description: 'The net change of every patch applied to the workspace since this server started, as one git diff.',
+    inputSchema: {},
+    outputSchema: openObject(SessionDiffResultSchema),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  }, async () => {
+    const session = await workspace.sessionDiff();
+    return { content: [{ type: 'text', text: session.diff === '' ? 'No file has changed since the session started.\n' : session.diff }], structuredContent: session };
   });
 
   return server;

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ERROR_HINTS, ReadFileResultSchema, ReceiptSchema } from '../../protocol/index.ts';
+import { ERROR_HINTS, ReadFileResultSchema, ReceiptSchema, SessionDiffResultSchema } from '../../protocol/index.ts';
 import { createTempTree, type TempTree } from '../helpers/tempTree.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/patchd.js', import.meta.url));
@@ -22,6 +22,7 @@ const FILES = {
   'sr.txt': 'one\ntwo\nthree\n',
   'pkg/shell.txt': 'left\nright\n',
   'nearest.txt': 'function area(r) {\n  return 3.14 * r * r;\n}\n',
+  'undo.txt': 'first\nsecond\n',
 };
 
 const DIALECTS: readonly (readonly [string, string, string, string])[] = [
@@ -59,13 +60,16 @@ describe('patchd mcp through the SDK client', () => {
 
   const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
 
-  test('lists apply_patch and read_file with input schemas from the protocol and open output schemas', async () => {
+  test('lists apply_patch, read_file, undo and session_diff with input schemas from the protocol and open output schemas', async () => {
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     const applyPatch = byName.get('apply_patch');
     assert.deepEqual(applyPatch?.inputSchema.required, ['patch']);
     assert.deepEqual(Object.keys(applyPatch?.inputSchema.properties ?? {}).sort(), ['dry_run', 'patch']);
     assert.deepEqual(byName.get('read_file')?.inputSchema.required, ['path']);
+    assert.deepEqual(byName.get('undo')?.inputSchema.required, ['transaction_id']);
+    assert.deepEqual(byName.get('session_diff')?.inputSchema.properties ?? {}, {});
+    assert.deepEqual([...byName.keys()].sort(), ['apply_patch', 'read_file', 'session_diff', 'undo']);
     for (const tool of tools) {
       assert.ok(tool.outputSchema !== undefined, `${tool.name} has an output schema`);
       assert.notEqual((tool.outputSchema as { additionalProperties?: unknown }).additionalProperties, false, `${tool.name}'s output schema is open`);
@@ -127,6 +131,30 @@ describe('patchd mcp through the SDK client', () => {
     const file = ReadFileResultSchema.parse(result.structuredContent);
     assert.equal(file.path, 'nearest.txt');
     assert.match(file.sha256, /^[0-9a-f]{64}$/);
+  });
+
+  test('session_diff shows what changed; undo by transaction_id puts it back; an unknown id is a model-readable error', async () => {
+    const applied = await call('apply_patch', { patch: '--- a/undo.txt\n+++ b/undo.txt\n@@\n first\n-second\n+SECOND\n' });
+    const { transactionId } = ReceiptSchema.parse(applied.structuredContent);
+    const during = await call('session_diff', {});
+    const session = SessionDiffResultSchema.parse(during.structuredContent);
+    assert.ok(session.files.some((file) => file.path === 'undo.txt' && file.op === 'update'));
+    assert.match(text(during), /^diff --git a\/undo\.txt b\/undo\.txt$/m);
+    assert.match(text(during), /^-second\n\+SECOND$/m);
+
+    const undone = await call('undo', { transaction_id: transactionId });
+    assert.notEqual(undone.isError, true, text(undone));
+    const receipt = ReceiptSchema.parse(undone.structuredContent);
+    assert.deepEqual([receipt.status, receipt.format], ['applied', 'undo']);
+    assert.match(text(undone), /^applied: 1 file changed \(undo\)\n  update undo\.txt \(\+1 -1\)/);
+    assert.equal(tree.text('undo.txt'), FILES['undo.txt']);
+    const after = SessionDiffResultSchema.parse((await call('session_diff', {})).structuredContent);
+    assert.ok(!after.files.some((file) => file.path === 'undo.txt'), 'a file back where it began is not in the session diff');
+
+    const unknown = await call('undo', { transaction_id: 'no-such-transaction' });
+    assert.equal(unknown.isError, true);
+    assert.equal(ReceiptSchema.parse(unknown.structuredContent).error?.code, 'unknown_transaction');
+    assert.match(text(unknown), /^error: unknown_transaction\n/m);
   });
 
   test('an input that breaks the schema is a tool error, not a crash', async () => {
