@@ -9,7 +9,7 @@
 import { ProgressType } from 'vscode-jsonrpc';
 import { z } from 'zod';
 import { MAX_BATCH_CONCURRENCY, MAX_BATCH_PATCHES } from './constants.ts';
-import { defineNotification, defineRequest } from './define.ts';
+import { defineRequest } from './define.ts';
 import { PatchOptionsSchema, hasOnePatchInput, ONE_PATCH_INPUT, PatchInputSchema, ProgressTokenSchema } from './patch.ts';
 import { ReceiptSchema, type Receipt } from './receipt.ts';
 import { WorkspaceIdSchema } from './workspace.ts';
@@ -66,13 +66,3 @@ export const ApplyBatchRequest = defineRequest('patch/applyBatch', ApplyBatchPar
 /** The receipt stream of `patch/applyBatch`, for `connection.sendProgress` / `onProgress`. */
 export const BatchReceiptProgress = new ProgressType<{ index: number; receipt: Receipt }>();
 
-/** Params of a `$/progress` notification carrying a batch receipt. */
-export const BatchProgressParamsSchema = z.object({
-  token: ProgressTokenSchema,
-  value: BatchReceiptSchema,
-});
-
-export type BatchProgressParams = z.infer<typeof BatchProgressParamsSchema>;
-
-/** `$/progress`: one {@link BatchReceiptSchema BatchReceipt} of a running `patch/applyBatch`. */
-export const BatchProgressNotification = defineNotification('$/progress', BatchProgressParamsSchema);

@@ -27,6 +27,7 @@ export * from './lifecycle.ts';
 export * from './workspace.ts';
 export * from './patch.ts';
 export * from './batch.ts';
+export * from './progress.ts';
 export * from './file.ts';
 export * from './history.ts';
 export * from './approval.ts';

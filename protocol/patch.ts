@@ -4,9 +4,9 @@
 import { ProgressType } from 'vscode-jsonrpc';
 import { z } from 'zod';
 import { MAX_STRIP } from './constants.ts';
-import { defineNotification, defineRequest } from './define.ts';
+import { defineRequest } from './define.ts';
 import { FormatNameSchema } from './formats.ts';
-import { FileReceiptSchema, ReceiptSchema, type FileReceipt } from './receipt.ts';
+import { ReceiptSchema, type FileReceipt } from './receipt.ts';
 import { MAX_PATH_CHARS, WorkspaceIdSchema } from './workspace.ts';
 
 /** Most V4A operations one call may carry. */
@@ -136,13 +136,3 @@ export const ApplyPatchRequest = defineRequest('patch/apply', ApplyParamsSchema,
 /** The per-file progress stream of `patch/apply`, for `connection.sendProgress` / `onProgress`. */
 export const FileReceiptProgress = new ProgressType<FileReceipt>();
 
-/** Params of a `$/progress` notification carrying a file receipt. */
-export const FileProgressParamsSchema = z.object({
-  token: ProgressTokenSchema,
-  value: FileReceiptSchema,
-});
-
-export type FileProgressParams = z.infer<typeof FileProgressParamsSchema>;
-
-/** `$/progress`: one {@link FileReceiptSchema FileReceipt} of a running `patch/apply`. */
-export const FileProgressNotification = defineNotification('$/progress', FileProgressParamsSchema);

@@ -5,8 +5,8 @@
 import type { Readable } from 'node:stream';
 import type { z } from 'zod';
 import {
-  ApplyBatchRequest, ApplyPatchRequest, BatchProgressParamsSchema, CloseWorkspaceRequest, FileChangedNotification, FileProgressParamsSchema,
-  InitializeRequest, OpenWorkspaceRequest, ReadFileRequest, ShutdownRequest,
+  ApplyBatchRequest, ApplyPatchRequest, CloseWorkspaceRequest, FileChangedNotification, InitializeRequest, OpenWorkspaceRequest,
+  ProgressNotification, ReadFileRequest, ShutdownRequest,
 } from '../../protocol/index.ts';
 import { FrameReader, type JsonRpcFrame } from './frames.ts';
 
@@ -54,7 +54,7 @@ export class MessageChecker {
   }
 
   #checkResponse(frame: JsonRpcFrame): void {
-    if (frame.method === '$/progress') return this.#validate('$/progress', FileProgressParamsSchema.or(BatchProgressParamsSchema), frame.params);
+    if (frame.method === '$/progress') return this.#validate(ProgressNotification.method, ProgressNotification.params, frame.params);
     if (frame.method === FileChangedNotification.method) return this.#validate(frame.method, FileChangedNotification.params, frame.params);
     const method = frame.id === undefined || frame.id === null ? undefined : this.#methodsById.get(frame.id);
     const schemas = method === undefined ? undefined : METHODS.get(method);
