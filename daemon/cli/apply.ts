@@ -11,6 +11,7 @@ import { APPLY_OPTIONS, parseApplyArgs, type ApplyCommand } from './applyOptions
 import { renderDiffs, renderStat } from './diffView.ts';
 import { APPLY_USAGE, APPLY_USAGE_LINE, applyAbout, commandHelp } from './help.ts';
 import { isUnreadable, patchSourceOf, readPatchText, type PatchSource } from './input.ts';
+import { hasTerminal, terminalGate } from './interactive.ts';
 import { unreadableReceipt, withLocalWorkspace } from './local.ts';
 import { paletteFor, renderReceipt } from './render.ts';
 import { readSettings, type Settings } from './settings.ts';
@@ -54,7 +55,8 @@ async function applyOne(command: ApplyCommand, settings: Settings): Promise<Rece
     const { applyThroughDaemon } = await import('./remote.ts');
     return applyThroughDaemon(command.socket, command, source);
   }
-  return withLocalWorkspace(command.directory, settings, (run) => applyPatch(applyParams(command, source), run));
+  if (command.interactive && !hasTerminal()) throw new UsageError('--interactive needs a terminal to ask on');
+  return withLocalWorkspace(command.directory, settings, (run) => applyPatch(applyParams(command, source), command.interactive ? { ...run, approval: terminalGate() } : run));
 }
 
 /** The `patch/apply` params of one patch as the command line asks for it. */

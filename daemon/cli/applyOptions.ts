@@ -15,6 +15,7 @@ export const APPLY_OPTIONS: OptionSpecs = {
   check: { type: 'boolean', help: 'like git apply --check: write nothing, print nothing unless it would fail; exit 0 or 1' },
   stat: { type: 'boolean', help: 'like git apply --stat: write nothing, print +/- per file' },
   exact: { type: 'boolean', help: 'no whitespace or punctuation tolerance when matching context' },
+  interactive: { type: 'boolean', help: 'show the planned diff and write only after y on the terminal' },
   json: { type: 'boolean', help: 'print the receipt as JSON (with --batch: one receipt per line, JSON Lines)' },
   batch: { type: 'boolean', help: 'apply every PATH (a directory: its files, in name order) as independent patches' },
   concurrency: { type: 'string', value: 'N', help: `with --batch: patches in flight at once, 1 to ${MAX_BATCH_CONCURRENCY} (default ${DEFAULT_BATCH_CONCURRENCY})` },
@@ -37,6 +38,7 @@ export interface ApplyCommand {
   readonly stat: boolean;
   readonly exact: boolean;
   readonly json: boolean;
+  readonly interactive: boolean;
   readonly concurrency: number | undefined;
   readonly socket: string | undefined;
   readonly stateDir: string | undefined;
@@ -54,6 +56,7 @@ export function parseApplyArgs(args: readonly string[]): ApplyCommand | 'help' {
   if (!batch && values.concurrency !== undefined) throw new UsageError('--concurrency only applies to --batch');
   if (batch && positionals.includes('-')) throw new UsageError('--batch reads patch files, not stdin (-)');
   if (batch && (values.check !== undefined || values.stat !== undefined)) throw new UsageError('--check and --stat take one patch; use --dry-run with --batch');
+  if (flag('interactive') && (batch || values.socket !== undefined)) throw new UsageError('--interactive takes one patch, applied in this process');
   if (batch && values.socket !== undefined) throw new UsageError('--socket takes one patch; --batch runs in this process');
   if (values.socket !== undefined && values['state-dir'] !== undefined) throw new UsageError('--state-dir does not apply with --socket: the daemon keeps its own state');
   return {
@@ -68,6 +71,7 @@ export function parseApplyArgs(args: readonly string[]): ApplyCommand | 'help' {
     stat: flag('stat'),
     exact: flag('exact'),
     json: flag('json'),
+    interactive: flag('interactive'),
     concurrency: integerOption(text('concurrency'), '--concurrency', 1, MAX_BATCH_CONCURRENCY),
     socket: text('socket'),
     stateDir: text('state-dir'),

@@ -43,3 +43,26 @@ test('apply, then log, diff and undo it from the command line', () => {
   assert.equal(patchd(['undo', '-C', tree.root]).code, 2);
 });
 
+
+/** Runs `patchd ARGS` on a pseudo-terminal (util-linux `script`), typing `typed` into it. */
+function patchdOnTerminal(args: readonly string[], typed: string) {
+  const command = [process.execPath, '--import', import.meta.resolve('tsx'), MAIN, ...args].map((word) => `'${word.replaceAll("'", "'\\''")}'`).join(' ');
+  const result = spawnSync('script', ['-qec', command, '/dev/null'], { input: typed, encoding: 'utf8', timeout: 60_000 });
+  return { code: result.status, output: result.stdout };
+}
+
+const hasScript = spawnSync('script', ['--version']).status === 0;
+
+test('apply --interactive shows the diff and writes only after a y on the terminal', { skip: hasScript ? false : 'no `script` to make a terminal' }, () => {
+  using tree = createTempTree({ 'greet.txt': 'hello\nworld\n' });
+  tree.write('../change.diff', PATCH);
+  const patchFile = `${tree.base}/change.diff`;
+  const declined = patchdOnTerminal(['apply', patchFile, '-C', tree.root, '--interactive'], 'n\n');
+  assert.equal(declined.code, 1, declined.output);
+  assert.match(declined.output, /-world\r?\n\+there/);
+  assert.match(declined.output, /declined/);
+  assert.equal(tree.text('greet.txt'), 'hello\nworld\n');
+  const approved = patchdOnTerminal(['apply', patchFile, '-C', tree.root, '--interactive'], 'y\n');
+  assert.equal(approved.code, 0, approved.output);
+  assert.equal(tree.text('greet.txt'), 'hello\nthere\n');
+});
