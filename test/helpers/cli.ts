@@ -31,12 +31,13 @@ export function patchd(args: readonly string[], options: RunOptions = {}): RunRe
 
 /**
  * Runs `patchd ARGS` in a pseudo-terminal `columns` wide (stdin, stdout and stderr all on it)
- * and returns everything it showed, with CRLF turned back into LF.
+ * and returns everything it showed, with CRLF turned back into LF. `CI` is unset because Node
+ * reports a terminal as colourless whenever it is set, as it is on CI.
  */
 export function patchdInTerminal(args: readonly string[], options: RunOptions & { readonly columns?: number } = {}): RunResult {
   const command = [process.execPath, BIN, ...args].map(shellQuote).join(' ');
   const result = spawnSync('script', ['-qec', `stty cols ${options.columns ?? 100} rows 40; ${command}`, '/dev/null'], {
-    cwd: options.cwd, encoding: 'utf8', timeout: 60_000, env: environment({ TERM: 'xterm-256color', ...options.env }),
+    cwd: options.cwd, encoding: 'utf8', timeout: 60_000, env: environment({ TERM: 'xterm-256color', CI: undefined, ...options.env }),
   });
   return { code: result.status, stdout: result.stdout.replaceAll('\r\n', '\n'), stderr: result.stderr };
 }
