@@ -11,7 +11,7 @@ import { defineRequest } from './define.ts';
 /** Longest path string accepted anywhere on the wire. */
 export const MAX_PATH_CHARS = 4096;
 
-/** A glob over workspace-relative paths (`*` within a segment, `**` across segments, `{a,b}`, `?`). */
+/** A glob over workspace-relative paths (`*` within a segment, `**` across segments, `{a,b}`, `?`, `[a-z]`; dot files included). */
 export const PathGlobSchema = z.string().min(1).max(1000);
 
 /** When a client is asked to approve its own patches; see `workspace/open`. */

@@ -4,8 +4,8 @@
  * asking itself — `patch/approve` to the client, bounded by the time limit and by the client
  * going away. Every way of not getting a yes is a no.
  */
-import path from 'node:path';
 import type { ApprovalPolicy, ApproveParams, ApproveResult } from '../../protocol/index.ts';
+import { matchesAnyGlob, PathGlob } from './pathGlob.ts';
 
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 300_000;
 
@@ -20,24 +20,27 @@ export interface ApprovalSettings {
 export class ApprovalGate {
   readonly #settings: ApprovalSettings;
   readonly #askClient: AskClient;
+  readonly #askGlobs: readonly PathGlob[];
+  readonly #denyGlobs: readonly PathGlob[];
 
   constructor(settings: ApprovalSettings, askClient: AskClient) {
     this.#settings = settings;
     this.#askClient = askClient;
+    const { policy } = settings;
+    this.#askGlobs = typeof policy === 'string' ? [] : (policy.ask ?? []).map((glob) => new PathGlob(glob));
+    this.#denyGlobs = typeof policy === 'string' ? [] : (policy.deny ?? []).map((glob) => new PathGlob(glob));
   }
 
   /** The first path a `deny` glob matches. */
   deniedPath(paths: readonly string[]): string | undefined {
-    const { policy } = this.#settings;
-    if (typeof policy === 'string') return undefined;
-    return paths.find((candidate) => matchesAny(candidate, policy.deny));
+    return paths.find((candidate) => matchesAnyGlob(candidate, this.#denyGlobs));
   }
 
   /** Whether a patch touching `paths` must be approved first. */
   needsApproval(paths: readonly string[]): boolean {
     const { policy } = this.#settings;
     if (typeof policy === 'string') return policy === 'always';
-    return paths.some((candidate) => matchesAny(candidate, policy.ask));
+    return paths.some((candidate) => matchesAnyGlob(candidate, this.#askGlobs));
   }
 
   /** Asks the client; declined, unanswered in time, a failed request and `signal` (the client gone) all count as no. */
@@ -66,6 +69,3 @@ export class ApprovalGate {
   }
 }
 
-function matchesAny(candidate: string, globs: readonly string[] | undefined): boolean {
-  return (globs ?? []).some((glob) => path.posix.matchesGlob(candidate, glob));
-}
