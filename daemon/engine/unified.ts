@@ -192,7 +192,11 @@ function buildFiles(state: ParserState): Result<{ parsed: ParsedPatch; expects: 
     if (section.bare && target.value.oldPath !== null) expects.push(target.value.oldPath);
     const built = buildFilePatch(target.value, section.hunks);
     if (!built.ok) return built;
-    if (built.value === null) continue;
+    if (built.value === null) {
+      const path = target.value.newPath ?? '';
+      state.diagnostics.push({ code: 'mode_not_applied', message: `${path} has only a mode change (old mode/new mode), which patchd does not apply: the file is left as it is.`, path });
+      continue;
+    }
     const duplicate = claimPaths(claimed, built.value, target.value.line);
     if (duplicate) return fail(duplicate);
     files.push(built.value);

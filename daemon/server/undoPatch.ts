@@ -23,7 +23,8 @@ export async function undoTransaction({ transactionId, dryRun }: UndoParams, { w
   const draft = new ReceiptDraft(true, 'undo');
   const records = await draft.timed('parseMs', () => workspace.recordsOf(transactionId));
   if (records.length === 0) {
-    const message = `No committed transaction of this workspace has the id ${JSON.stringify(transactionId)} (or it is past retention).`;
+    const message = `No committed transaction of this workspace has the id ${JSON.stringify(transactionId)}: it is past retention, of another `
+      + 'workspace, or it changed no file (a patch that writes nothing, such as one of mode lines only, leaves nothing to undo).';
     return draft.rejected(failureOf(engineError('unknown_transaction', message)));
   }
   const paths = pathsOf(records);

@@ -79,6 +79,23 @@ describe('undo over the wire', () => {
     assert.equal(statSync(join(tree.root, 'bin/tool.sh')).mode & 0o777, 0o755);
   });
 
+  test('a patch of mode lines only writes nothing and says so; its undo says there is nothing to undo', async () => {
+    using tree = createTempTree({ 'run.sh': 'echo hi\n' });
+    const before = treeWithModes(tree.root);
+    await using workspace = await client.openWorkspace(tree.root);
+    const modeOnly = await workspace.apply('diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n');
+    assert.equal(modeOnly.status, 'applied', JSON.stringify(modeOnly.error));
+    assert.deepEqual(modeOnly.files, []);
+    const note = modeOnly.diagnostics.find((diagnostic) => diagnostic.code === 'mode_not_applied');
+    assert.equal(note?.path, 'run.sh');
+    assert.deepEqual(treeWithModes(tree.root), before);
+    const undo = await workspace.undo(modeOnly.transactionId);
+    assert.equal(undo.status, 'rejected');
+    assert.equal(undo.error?.code, 'unknown_transaction');
+    assert.match(undo.error?.message ?? '', /changed no file/);
+    assert.deepEqual(treeWithModes(tree.root), before);
+  });
+
   test('an unknown id is a rejected receipt; an unknown since is -32602 unknown_transaction', async () => {
     using tree = createTempTree({ 'a.txt': 'one\ntwo\n' });
     await using workspace = await client.openWorkspace(tree.root);
