@@ -2,16 +2,17 @@
  * `patchd apply`: one patch (or, with `--batch`, many) through the daemon's own `patch/apply`
  * flow, run in-process — or, with `--socket`, by a running shared daemon. Exit 0 applied (or
  * would apply), 1 rejected or partial, 2 a usage mistake or an internal error.
+ *
+ * A one-shot command pays for every module it loads, so what only some runs need (batches,
+ * the socket client, the terminal prompt, diff and stat views) is imported where it is used.
  */
 import type { ApplyParams } from '../../protocol/patch.ts';
 import type { Receipt } from '../../protocol/receipt.ts';
 import { applyPatch } from '../server/applyPatch.ts';
 import { UsageError } from './args.ts';
 import { APPLY_OPTIONS, parseApplyArgs, type ApplyCommand } from './applyOptions.ts';
-import { renderDiffs, renderStat } from './diffView.ts';
 import { APPLY_USAGE, APPLY_USAGE_LINE, applyAbout, commandHelp } from './help.ts';
 import { isUnreadable, patchSourceOf, readPatchText, type PatchSource } from './input.ts';
-import { hasTerminal, terminalGate } from './interactive.ts';
 import { unreadableReceipt, withLocalWorkspace } from './local.ts';
 import { paletteFor, renderReceipt } from './render.ts';
 import { readSettings, type Settings } from './settings.ts';
@@ -29,7 +30,7 @@ export async function runApply(args: readonly string[]): Promise<number> {
       return await runBatch(command, settings);
     }
     const receipt = await applyOne(command, settings);
-    printReceipt(command, receipt);
+    await printReceipt(command, receipt);
     return succeeded(receipt) ? 0 : 1;
   } catch (error) {
     return reportFailure('apply', APPLY_USAGE_LINE, error);
@@ -55,8 +56,9 @@ async function applyOne(command: ApplyCommand, settings: Settings): Promise<Rece
     const { applyThroughDaemon } = await import('./remote.ts');
     return applyThroughDaemon(command.socket, command, source);
   }
-  if (command.interactive && !hasTerminal()) throw new UsageError('--interactive needs a terminal to ask on');
-  return withLocalWorkspace(command.directory, settings, (run) => applyPatch(applyParams(command, source), command.interactive ? { ...run, approval: terminalGate() } : run));
+  const interactive = command.interactive ? await import('./interactive.ts') : undefined;
+  if (interactive !== undefined && !interactive.hasTerminal()) throw new UsageError('--interactive needs a terminal to ask on');
+  return withLocalWorkspace(command.directory, settings, (run) => applyPatch(applyParams(command, source), interactive ? { ...run, approval: interactive.terminalGate() } : run));
 }
 
 /** The `patch/apply` params of one patch as the command line asks for it. */
@@ -66,7 +68,7 @@ export function applyParams(command: ApplyCommand, source: PatchSource): ApplyPa
   return { workspaceId: 'cli', ...input, format, dryRun, reverse, strip, fuzz: command.exact ? 'exact' : 'default' };
 }
 
-function printReceipt(command: ApplyCommand, receipt: Receipt): void {
+async function printReceipt(command: ApplyCommand, receipt: Receipt): Promise<void> {
   const { stdout, stderr } = process;
   if (command.json) return void stdout.write(`${JSON.stringify(receipt, null, 2)}\n`);
   const colors = paletteFor(stdout);
@@ -75,7 +77,7 @@ function printReceipt(command: ApplyCommand, receipt: Receipt): void {
     if (!succeeded(receipt)) stderr.write(renderReceipt(receipt, paletteFor(stderr)));
     return;
   }
-  if (command.stat && succeeded(receipt)) return void stdout.write(renderStat(receipt.files, colors));
+  if (command.stat && succeeded(receipt)) return void stdout.write((await import('./diffView.ts')).renderStat(receipt.files, colors));
   stdout.write(renderReceipt(receipt, colors));
-  if (receipt.status === 'dry_run' && stdout.isTTY === true) stdout.write(renderDiffs(receipt.files, colors));
+  if (receipt.status === 'dry_run' && stdout.isTTY === true) stdout.write((await import('./diffView.ts')).renderDiffs(receipt.files, colors));
 }

@@ -36,7 +36,8 @@ async function openWorkspace(directory: string, stateRoot: string, log: Logger):
   });
   const stateDir = stateDirFor(root, stateRoot);
   try {
-    return await Workspace.open(root, { stateDir, onError: (error) => log.warn('watcher error', describeError(error)) });
+    // Nothing is watched: the process ends with the command, and the cache checks each file's stamp anyway.
+    return await Workspace.open(root, { stateDir, maxWatchedPaths: 0, onError: (error) => log.warn('workspace error', describeError(error)) });
   } catch (error) {
     if (error instanceof WorkspaceRootError) throw new UsageError(error.message);
     if (!(error instanceof Error && 'code' in error)) throw error;

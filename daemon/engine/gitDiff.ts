@@ -4,7 +4,8 @@
  * `git apply` reproduces the new side byte for byte. jsdiff computes the hunks (with an edit
  * cap, so two unrelated large contents cost a bounded time) and writes the git headers.
  */
-import { formatPatch, structuredPatch, type StructuredPatch } from 'diff';
+import { formatPatch, structuredPatch } from 'diff/lib/patch/create.js';
+import type { StructuredPatch } from 'diff';
 import { replaceEverything } from './receiptDiff.ts';
 
 const CONTEXT = 3;

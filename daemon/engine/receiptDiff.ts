@@ -3,7 +3,9 @@
  * applied hunk becomes a diff hunk as is; jsdiff formats them, and diffs whole files (adds,
  * deletes) and hunks that change the final newline, where it writes the markers.
  */
-import { FILE_HEADERS_ONLY, formatPatch, structuredPatch, type StructuredPatchHunk } from 'diff';
+// The module, not the package index, which would load every one of jsdiff's diffs and parsers.
+import { FILE_HEADERS_ONLY, formatPatch, structuredPatch } from 'diff/lib/patch/create.js';
+import type { StructuredPatchHunk } from 'diff';
 import type { AppliedEdit } from './hunks.ts';
 
 const CONTEXT = 3;

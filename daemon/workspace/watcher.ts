@@ -1,14 +1,15 @@
 /**
- * A lazy chokidar watcher over single files of one workspace. Nothing is watched, and no
- * chokidar instance exists, until the first `watch`; the tree is never scanned, so opening a
- * huge workspace costs nothing. At most `maxPaths` files are watched (least recently touched
- * dropped first, reported through `onDrop`), since each one costs an inotify watch.
+ * A lazy chokidar watcher over single files of one workspace. Nothing is watched, and chokidar
+ * is not even loaded, until the first `watch`; the tree is never scanned, so opening a huge
+ * workspace costs nothing. At most `maxPaths` files are watched (least recently touched
+ * dropped first, reported through `onDrop`), since each one costs an inotify watch; with
+ * `maxPaths` 0 nothing ever is (the one-shot CLI, which ends before any event could matter).
  *
  * Events are hints: only the workspace-relative path is reported, never what happened. A
  * deleted file is watched again at once, so that its recreation is seen too.
  */
 import path from 'node:path';
-import { watch, type FSWatcher } from 'chokidar';
+import type { FSWatcher } from 'chokidar';
 
 export interface WatcherOptions {
   /** Real path of the workspace root. */
@@ -27,7 +28,8 @@ export class LazyWatcher {
   readonly #options: WatcherOptions;
   /** Insertion order is recency order. */
   readonly #watched = new Set<string>();
-  #chokidar: FSWatcher | undefined;
+  /** Loading chokidar takes a moment; adds and removals wait for it, in order. */
+  #chokidar: Promise<FSWatcher> | undefined;
   #closed = false;
 
   constructor(options: WatcherOptions) {
@@ -36,20 +38,20 @@ export class LazyWatcher {
 
   /** Starts watching `relative` (a normalised workspace path), or marks it recently used. True when it is newly watched. */
   watch(relative: string): boolean {
-    if (this.#closed) return false;
+    if (this.#closed || this.#options.maxPaths === 0) return false;
     if (this.#watched.delete(relative)) {
       this.#watched.add(relative);
       return false;
     }
     this.#watched.add(relative);
-    this.#instance().add(this.#absolute(relative));
+    this.#use((chokidar) => chokidar.add(this.#absolute(relative)));
     this.#dropOverflow();
     return true;
   }
 
   unwatch(relative: string): void {
     if (!this.#watched.delete(relative)) return;
-    this.#chokidar?.unwatch(this.#absolute(relative));
+    if (this.#chokidar !== undefined) this.#use((chokidar) => chokidar.unwatch(this.#absolute(relative)));
   }
 
   isWatching(relative: string): boolean {
@@ -64,15 +66,20 @@ export class LazyWatcher {
   async close(): Promise<void> {
     this.#closed = true;
     this.#watched.clear();
-    await this.#chokidar?.close();
+    const chokidar = await this.#chokidar?.catch(() => undefined);
+    await chokidar?.close();
   }
 
-  #instance(): FSWatcher {
-    // persistent: false — a watcher must never be what keeps the process alive.
-    this.#chokidar ??= watch([], { ignoreInitial: true, persistent: false, followSymlinks: false, atomic: true })
-      .on('all', (event, absolute) => this.#onEvent(event, absolute))
-      .on('error', (error) => this.#options.onError(error));
-    return this.#chokidar;
+  /** Runs `action` on the chokidar instance (loaded and started on first use) unless closed by then. */
+  #use(action: (chokidar: FSWatcher) => void): void {
+    this.#chokidar ??= import('chokidar').then(({ watch }) =>
+      // persistent: false — a watcher must never be what keeps the process alive.
+      watch([], { ignoreInitial: true, persistent: false, followSymlinks: false, atomic: true })
+        .on('all', (event, absolute) => this.#onEvent(event, absolute))
+        .on('error', (error) => this.#options.onError(error)));
+    this.#chokidar.then((chokidar) => {
+      if (!this.#closed) action(chokidar);
+    }).catch((error: unknown) => this.#options.onError(error));
   }
 
   #onEvent(event: string, absolute: string): void {
@@ -84,7 +91,7 @@ export class LazyWatcher {
   }
 
   #rewatch(relative: string): void {
-    if (!this.#closed && this.#watched.has(relative)) this.#chokidar?.add(this.#absolute(relative));
+    if (!this.#closed && this.#watched.has(relative)) this.#use((chokidar) => chokidar.add(this.#absolute(relative)));
   }
 
   #dropOverflow(): void {
