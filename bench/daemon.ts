@@ -1,129 +1,232 @@
 /**
- * Daemon benchmarks through the client library and a spawned daemon: small-patch round-trip
- * latency, and 1,000 single-hunk patches to distinct files of a 2,000-file workspace with 32
- * in flight — against `git apply` once per patch and the filesystem floor (write a temp file,
- * fsync, rename; one file after another) measured in the same run.
+ * Rows (a)–(f) of issue #11, through one compiled daemon (`dist/`) on a bare JSON-RPC
+ * connection, each against its peer measured in the same run: `git apply` spawned once per
+ * patch, the filesystem floor (temp + fsync + rename) in this process, and an unknown-method
+ * round trip to the same daemon.
  */
-import { spawnSync } from 'node:child_process';
-import { closeSync, fsyncSync, mkdirSync, mkdtempSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
-import { PatchClient, type Workspace } from '../client/index.ts';
-import { median, ms, percentile, table } from './stats.ts';
+import type { Receipt } from '../protocol/index.ts';
+import { oneFileFloor, parallelFloor } from './floor.ts';
+import { BenchDaemon } from './rpc.ts';
+import type { Row } from './rows.ts';
+import { median, ms, percentile, perSecond, runConcurrently, sleep, timed, times } from './stats.ts';
+import { makeTree, patchFor, touchFor } from './tree.ts';
 
 const FILES = 2_000;
 const PATCHES = 1_000;
 const IN_FLIGHT = 32;
-const GIT_APPLY_SAMPLE = 200;
+/** Files 1000–1999 take the sequential patches ((c), (d), (f)); 0–999 the throughput run. */
+const SEQUENTIAL_FILES = 1_000;
 
-const fileName = (index: number) => `src/module${Math.floor(index / 100)}/file${index}.ts`;
-const fileText = (index: number) => `// file ${index}\nexport const name = "file${index}";\nexport const value = ${index};\nexport default value;\n`;
-const patchFor = (index: number) =>
-  `--- a/${fileName(index)}\n+++ b/${fileName(index)}\n@@ -2,3 +2,3 @@\n export const name = "file${index}";\n-export const value = ${index};\n+export const value = ${index} + 1;\n export default value;\n`;
-
-function makeWorkspace(): string {
-  const root = mkdtempSync(join(tmpdir(), 'patchd-bench-ws-'));
-  for (let index = 0; index < FILES; index++) {
-    mkdirSync(join(root, fileName(index), '..'), { recursive: true });
-    writeFileSync(join(root, fileName(index)), fileText(index));
-  }
-  return root;
+export interface DaemonOptions {
+  readonly quick: boolean;
+  /** How long the daemon sits idle before row (f)'s patch. */
+  readonly idleMs: number;
 }
 
-async function patchesPerSecond(workspace: Workspace): Promise<number> {
-  let next = 0;
-  const started = performance.now();
-  const worker = async () => {
-    while (next < PATCHES) {
-      const receipt = await workspace.apply(patchFor(next++), { format: 'unified' });
-      if (receipt.status !== 'applied') throw new Error(`patch rejected: ${receipt.error?.message}`);
-    }
+/** What one applied patch costs as the daemon reports it, for the breakdown. */
+export interface AppliedPhases {
+  readonly roundTripMs: number;
+  /** Round trip minus the daemon's own `totalMs`: the wire, framing and JSON both ways. */
+  readonly rpcMs: number;
+  readonly parseMs: number;
+  readonly planMs: number;
+  readonly commitMs: number;
+  readonly totalMs: number;
+}
+
+export interface DaemonResults {
+  readonly rows: Row[];
+  readonly applied: AppliedPhases;
+}
+
+export async function benchDaemon(options: DaemonOptions): Promise<DaemonResults> {
+  const scratch = mkdtempSync(join(tmpdir(), 'patchd-bench-'));
+  const trees: string[] = [];
+  const tree = (prefix: string, count = FILES) => {
+    const root = makeTree(count, prefix);
+    trees.push(root);
+    return root;
   };
-  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-  return PATCHES / ((performance.now() - started) / 1000);
-}
-
-async function roundTrips(workspace: Workspace, dryRun: boolean): Promise<number[]> {
-  const samples: number[] = [];
-  for (let run = 0; run < 300; run++) {
-    const index = FILES - 1 - run;
-    const started = performance.now();
-    const receipt = await workspace.apply(dryRun ? patchFor(index) : touchFor(index), { format: 'unified', dryRun });
-    samples.push(performance.now() - started);
-    if (receipt.status === 'rejected') throw new Error(`patch rejected: ${receipt.error?.message}`);
-  }
-  return samples.slice(50);
-}
-
-/** A patch on a file's first line, which `patchFor` leaves alone (each file is touched once). */
-function touchFor(index: number): string {
-  return `--- a/${fileName(index)}\n+++ b/${fileName(index)}\n@@ -1,1 +1,1 @@\n-// file ${index}\n+// file ${index} (touched)\n`;
-}
-
-function gitApplyPerSecond(): number {
-  const root = makeWorkspace();
   try {
-    const started = performance.now();
-    for (let index = 0; index < GIT_APPLY_SAMPLE; index++) {
-      const result = spawnSync('git', ['apply', '-'], { cwd: root, input: patchFor(index) });
-      if (result.status !== 0) throw new Error(`git apply failed: ${result.stderr}`);
-    }
-    return GIT_APPLY_SAMPLE / ((performance.now() - started) / 1000);
+    await using daemon = await BenchDaemon.start(['--state-dir', join(scratch, 'state')]);
+    const open = await openAndFirstPatch(daemon, options.quick ? 3 : 7, () => tree('patchd-bench-open-', 20));
+    const root = tree('patchd-bench-ws-');
+    const floorRoot = tree('patchd-bench-floor-');
+    const workspaceId = await daemon.openWorkspace(root);
+    const sequential = new SequentialFiles(daemon, workspaceId);
+    await sequential.dryRuns(options.quick ? 30 : 100); // warm the JIT, the pool and the caches
+    const dry = await dryRunsAgainstUnknownMethod(sequential, daemon, options.quick ? 100 : 300);
+    const applied = await appliedAgainstFloor(sequential, floorRoot, options.quick ? 60 : 200);
+    const throughput = await throughputAgainstPeers(daemon, workspaceId, floorRoot, tree('patchd-bench-git-'));
+    const idle = await afterIdle(sequential, options.quick ? 1 : 3, options.idleMs);
+    const warm = applied.samples.map((sample) => sample.roundTripMs);
+    return {
+      rows: [
+        throughput.gitRow, throughput.floorRow, applied.row, dry.row, open.row,
+        idleRow(idle, warm, options.idleMs),
+      ],
+      applied: medianPhases(applied.samples),
+    };
   } finally {
-    rmSync(root, { recursive: true, force: true });
+    for (const root of trees) rmSync(root, { recursive: true, force: true });
+    rmSync(scratch, { recursive: true, force: true });
   }
 }
 
-/** The least any durable writer must do per file: write a temp file, fsync it, rename it over the target. */
-function floorPerSecond(): number {
-  const root = makeWorkspace();
-  try {
-    const started = performance.now();
-    for (let index = 0; index < PATCHES; index++) {
-      const target = join(root, fileName(index));
-      const temp = `${target}.tmp`;
-      const fd = openSync(temp, 'w');
-      writeSync(fd, fileText(index).replace(`= ${index};`, `= ${index} + 1;`));
-      fsyncSync(fd);
-      closeSync(fd);
-      renameSync(temp, target);
-    }
-    return PATCHES / ((performance.now() - started) / 1000);
-  } finally {
-    rmSync(root, { recursive: true, force: true });
+/** Patches to the sequential files, each file patched at most once per round. */
+class SequentialFiles {
+  readonly #daemon: BenchDaemon;
+  readonly #workspaceId: string;
+  #next = 0;
+
+  constructor(daemon: BenchDaemon, workspaceId: string) {
+    this.#daemon = daemon;
+    this.#workspaceId = workspaceId;
+  }
+
+  async dryRuns(count: number): Promise<void> {
+    for (let run = 0; run < count; run++) await this.dryRun(run);
+  }
+
+  dryRun(run: number): Promise<Receipt> {
+    return this.#daemon.apply({ workspaceId: this.#workspaceId, patch: touchFor(SEQUENTIAL_FILES + (run % SEQUENTIAL_FILES), 0), format: 'unified', dryRun: true }, 'dry_run');
+  }
+
+  /** Applies the next file's next touch. */
+  apply(): Promise<Receipt> {
+    const run = this.#next++;
+    const patch = touchFor(SEQUENTIAL_FILES + (run % SEQUENTIAL_FILES), Math.floor(run / SEQUENTIAL_FILES));
+    return this.#daemon.apply({ workspaceId: this.#workspaceId, patch, format: 'unified' }, 'applied');
   }
 }
 
-export async function benchDaemon(): Promise<string> {
-  const root = makeWorkspace();
-  try {
-    await using client = await PatchClient.spawn();
-    await using workspace = await client.openWorkspace(root);
-    await roundTrips(workspace, true); // warm the pool and the JIT
-    const dry = await roundTrips(workspace, true);
-    const applied = await roundTrips(workspace, false);
-    const ours = await patchesPerSecond(workspace);
-    const git = gitApplyPerSecond();
-    const floor = floorPerSecond();
-    const rate = (value: number) => `${Math.round(value)}/s`;
-    return [
-      `## Throughput: ${PATCHES} single-hunk patches to distinct files of a ${FILES}-file workspace, ${IN_FLIGHT} in flight (target ≥ 2,000/s)`,
-      table([
-        ['writer', 'patches/s', 'patchd ÷ writer'],
-        ['patchd (one daemon, full durability)', rate(ours), '—'],
-        [`git apply, once per patch (${GIT_APPLY_SAMPLE} sampled)`, rate(git), `${(ours / git).toFixed(2)}×`],
-        ['filesystem floor (temp + fsync + rename, sequential)', rate(floor), `${(ours / floor).toFixed(2)}×`],
-      ]),
-      '',
-      '## Round trip of one small patch, sequential (target p50 ≤ 1 ms)',
-      table([
-        ['kind', 'p50', 'p99'],
-        ['dry run', ms(median(dry)), ms(percentile(dry, 99))],
-        ['applied (fsynced)', ms(median(applied)), ms(percentile(applied, 99))],
-      ]),
-    ].join('\n');
-  } finally {
-    rmSync(root, { recursive: true, force: true });
+/** (e) `workspace/open` of a root this daemon never saw, then its first applied patch; closed after. */
+async function openAndFirstPatch(daemon: BenchDaemon, samples: number, freshRoot: () => string): Promise<{ row: Row }> {
+  const times: number[] = [];
+  for (let sample = 0; sample < samples; sample++) {
+    const root = freshRoot();
+    const { value: workspaceId, ms: took } = await timed(async () => {
+      const workspaceId = await daemon.openWorkspace(root);
+      await daemon.apply({ workspaceId, patch: patchFor(0), format: 'unified' }, 'applied');
+      return workspaceId;
+    });
+    times.push(took);
+    await daemon.request('workspace/close', { workspaceId });
   }
+  const value = median(times);
+  return {
+    row: {
+      id: 'e', label: 'workspace/open + first applied patch', ours: `${ms(value)} (first ever: ${ms(times[0]!)})`,
+      peer: '—', value, shown: ms(value), better: 'lower', goal: 20, goalText: '≤ 20 ms', tolerance: 3,
+    },
+  };
+}
+
+/** (d) Dry runs and unknown-method requests, interleaved so both see the same load. */
+async function dryRunsAgainstUnknownMethod(sequential: SequentialFiles, daemon: BenchDaemon, samples: number): Promise<{ row: Row }> {
+  const dry: number[] = [];
+  const unknown: number[] = [];
+  for (let run = 0; run < samples; run++) {
+    dry.push((await timed(() => sequential.dryRun(run))).ms);
+    unknown.push((await timed(() => daemon.unknownMethod())).ms);
+  }
+  const value = median(dry) / median(unknown);
+  return {
+    row: {
+      id: 'd', label: 'small dry run, sequential p50 ÷ unknown method', ours: ms(median(dry)), peer: `${ms(median(unknown))} (unknown method)`,
+      value, shown: times(value), better: 'lower', goal: 1.3, goalText: '≤ 1.3×', tolerance: 1.75,
+    },
+  };
+}
+
+interface AppliedSample extends AppliedPhases {}
+
+/** (c) Applied patches, one at a time, interleaved with one-file floor writes. */
+async function appliedAgainstFloor(sequential: SequentialFiles, floorRoot: string, count: number): Promise<{ row: Row; samples: AppliedSample[] }> {
+  const samples: AppliedSample[] = [];
+  const floor: number[] = [];
+  for (let run = 0; run < count; run++) {
+    const { value: receipt, ms: roundTripMs } = await timed(() => sequential.apply());
+    const { parseMs, planMs, commitMs, totalMs } = receipt.timings;
+    samples.push({ roundTripMs, rpcMs: roundTripMs - totalMs, parseMs, planMs, commitMs, totalMs });
+    floor.push(await oneFileFloor(floorRoot, SEQUENTIAL_FILES + run, run));
+  }
+  const ours = median(samples.map((sample) => sample.roundTripMs));
+  const value = ours / median(floor);
+  return {
+    samples,
+    row: {
+      id: 'c', label: 'small patch applied, sequential p50 ÷ fsync floor', ours: ms(ours), peer: `${ms(median(floor))} (temp + fsync + rename)`,
+      value, shown: times(value), better: 'lower', goal: 2, goalText: '≤ 2×', tolerance: 1.75,
+    },
+  };
+}
+
+/** (a), (b) 1,000 single-hunk patches to distinct files, 32 in flight, against `git apply` per patch and the parallel floor. */
+async function throughputAgainstPeers(daemon: BenchDaemon, workspaceId: string, floorRoot: string, gitRoot: string): Promise<{ gitRow: Row; floorRow: Row }> {
+  const floorBefore = await parallelFloor(floorRoot, 0, PATCHES, IN_FLIGHT);
+  const oursMs = await runConcurrently(PATCHES, IN_FLIGHT, async (index) => {
+    await daemon.apply({ workspaceId, patch: patchFor(index), format: 'unified' }, 'applied');
+  });
+  const ours = PATCHES / (oursMs / 1000);
+  const floorAfter = await parallelFloor(floorRoot, 0, PATCHES, IN_FLIGHT);
+  const floor = Math.max(floorBefore, floorAfter);
+  const gitMs = await runConcurrently(PATCHES, IN_FLIGHT, (index) => gitApply(gitRoot, patchFor(index)));
+  const git = PATCHES / (gitMs / 1000);
+    return {
+    gitRow: {
+      id: 'a', label: `${PATCHES.toLocaleString('en')} patches, ${IN_FLIGHT} in flight: patches/s ÷ git apply`, ours: perSecond(ours), peer: `${perSecond(git)} (git apply, a process per patch)`,
+      value: ours / git, shown: times(ours / git), better: 'higher', goal: 6, goalText: '≥ 6×', tolerance: 1.75,
+    },
+    floorRow: {
+      id: 'b', label: 'the same ÷ parallel fsync floor', ours: perSecond(ours), peer: `${perSecond(floor)} (temp + fsync + rename, best of 2)`,
+      value: ours / floor, shown: times(ours / floor), better: 'higher', goal: 0.6, goalText: '≥ 0.6×', tolerance: 1.75,
+    },
+  };
+}
+
+/** `git apply -` of one patch in `cwd`, as a harness runs it. */
+function gitApply(cwd: string, patch: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', ['apply', '-'], { cwd, stdio: ['pipe', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`git apply failed: ${stderr}`))));
+    child.stdin.end(patch);
+  });
+}
+
+/** (f) A patch after the daemon sat idle, `samples` times. */
+async function afterIdle(sequential: SequentialFiles, samples: number, idleMs: number): Promise<number[]> {
+  const times: number[] = [];
+  for (let sample = 0; sample < samples; sample++) {
+    await sleep(idleMs);
+    times.push((await timed(() => sequential.apply())).ms);
+  }
+  return times;
+}
+
+function idleRow(idle: readonly number[], warm: readonly number[], idleMs: number): Row {
+  const warmMedian = median(warm);
+  const value = median(idle) / warmMedian;
+  // "As fast as any warm patch": within the spread of warm patches of this run (their p90), at least 1.2×.
+  const goal = Math.max(1.2, percentile(warm, 90) / warmMedian);
+  return {
+    id: 'f', label: `applied patch after ${idleMs / 1000} s idle ÷ warm p50`, ours: ms(median(idle)),
+    peer: `${ms(warmMedian)} (warm, row c)`, value, shown: times(value), better: 'lower', goal,
+    goalText: `≤ ${times(goal)} (warm p90)`, tolerance: 2.5,
+  };
+}
+
+function medianPhases(samples: readonly AppliedSample[]): AppliedPhases {
+  const of = (pick: (sample: AppliedSample) => number) => median(samples.map(pick));
+  return {
+    roundTripMs: of((s) => s.roundTripMs), rpcMs: of((s) => s.rpcMs), parseMs: of((s) => s.parseMs),
+    planMs: of((s) => s.planMs), commitMs: of((s) => s.commitMs), totalMs: of((s) => s.totalMs),
+  };
 }

@@ -1,0 +1,62 @@
+/**
+ * A bare JSON-RPC connection to a spawned, compiled daemon: what the benchmarks talk through.
+ * It skips the client library's result validation, so a patch round trip and an unknown-method
+ * round trip cost the client the same and their difference is the daemon's own work.
+ */
+import { createMessageConnection, ResponseError, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
+import { DaemonProcess } from '../client/daemonProcess.ts';
+import type { ApplyParams, Receipt } from '../protocol/index.ts';
+
+export class BenchDaemon implements AsyncDisposable {
+  readonly #process: DaemonProcess;
+  readonly #connection: MessageConnection;
+
+  private constructor(process: DaemonProcess) {
+    this.#process = process;
+    this.#connection = createMessageConnection(new StreamMessageReader(process.child.stdout), new StreamMessageWriter(process.child.stdin));
+    this.#connection.listen();
+  }
+
+  /** Spawns `patchd serve` from `dist/` (the compiled daemon) and initializes it. */
+  static async start(serveArgs: readonly string[] = []): Promise<BenchDaemon> {
+    const daemon = new BenchDaemon(new DaemonProcess({ serveArgs }));
+    await daemon.request('initialize', { clientInfo: { name: 'patchd-bench' } });
+    return daemon;
+  }
+
+  get pid(): number {
+    return this.#process.child.pid!;
+  }
+
+  request(method: string, params: object): Promise<unknown> {
+    return this.#connection.sendRequest(method, params);
+  }
+
+  async openWorkspace(root: string): Promise<string> {
+    const opened = (await this.request('workspace/open', { root })) as { workspaceId: string };
+    return opened.workspaceId;
+  }
+
+  /** `patch/apply`; throws unless the receipt has the status `expected`. */
+  async apply(params: ApplyParams, expected: Receipt['status']): Promise<Receipt> {
+    const receipt = (await this.request('patch/apply', params)) as Receipt;
+    if (receipt.status !== expected) throw new Error(`expected ${expected}, got ${receipt.status}: ${receipt.error?.message ?? ''}`);
+    return receipt;
+  }
+
+  /** A method the daemon does not have: the cheapest round trip it can answer. */
+  async unknownMethod(): Promise<void> {
+    try {
+      await this.request('bench/noSuchMethod', {});
+    } catch (error) {
+      if (error instanceof ResponseError && error.code === -32601) return;
+      throw error;
+    }
+    throw new Error('the daemon answered a method it does not have');
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    this.#connection.dispose();
+    await this.#process.stop(5_000);
+  }
+}
