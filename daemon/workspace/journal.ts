@@ -1,48 +1,46 @@
 /**
- * The intent journal: one file per in-flight commit in `<stateDir>/journal/`, written before
- * the first rename and dropped after the last directory fsync. It holds the pre-image bytes of
- * every path the commit replaces, so recovery never depends on anything inside the tree.
+ * The intent journal of a transaction: what recovery needs to finish it without anything
+ * inside the tree — the pre-image bytes of every path it replaces and the hash of every
+ * post-image. A commit logs it in the commit log (`commitLog.ts`), and its undo record is the
+ * same bytes (`records.ts`). Journal files in `<stateDir>/journal/` are commits handed over for
+ * recovery: from a dead process's log, a rollback that could not finish, or kept aside after a
+ * conflict.
  *
- * File layout: one line of JSON (the `JournalRecord`), then the pre-images back to back; each
- * entry's `before` gives its offset and length in that byte region.
- * File name: `<pid>-<processNonce>-<transactionId>.journal`, so a daemon can tell its own live
- * journals, and another live daemon's, from those a killed daemon left behind.
+ * Layout: one line of JSON (the `JournalRecord`), then the pre-images back to back; each
+ * entry's `before` gives its offset and length in that byte region. Encoding needs no zod;
+ * decoding loads the schemas lazily (`recordSchemas.ts`).
+ * File name: `<pid>-<processNonce>-<id>.journal`, so a daemon can tell its own live journals,
+ * and another live daemon's, from those a killed daemon left behind.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
 import type { DiskCalls } from './diskCalls.ts';
 import { removeIfPresent, type DirectorySyncer } from './durable.ts';
 import type { FileOwner } from './files.ts';
 
-const OwnerSchema = z.object({ mode: z.number().int(), uid: z.number().int(), gid: z.number().int() });
-
-const JournalEntrySchema = z.object({
-  path: z.string(),
+export interface JournalEntry {
+  readonly path: string;
   /** Name of the staged temp file beside `path`; null when the path is moved to trash. */
-  tempName: z.string().nullable(),
-  trashed: z.boolean(),
+  readonly tempName: string | null;
+  readonly trashed: boolean;
   /** Where the pre-image sits in the blob region; null when the path did not exist. */
-  before: z.object({ offset: z.number().int().nonnegative(), length: z.number().int().nonnegative(), owner: OwnerSchema }).nullable(),
+  readonly before: { readonly offset: number; readonly length: number; readonly owner: FileOwner } | null;
   /** sha256 of the new content; null when the path is gone afterwards. */
-  afterSha256: z.string().nullable(),
-});
+  readonly afterSha256: string | null;
+}
 
-const JournalRecordSchema = z.object({
-  format: z.literal(1),
-  transactionId: z.string(),
-  root: z.string(),
-  startedAt: z.number(),
-  entries: z.array(JournalEntrySchema),
+export interface JournalRecord {
+  readonly format: 1;
+  readonly transactionId: string;
+  readonly root: string;
+  readonly startedAt: number;
+  readonly entries: readonly JournalEntry[];
   /** Directories the commit may create, workspace-relative, parents first. */
-  directories: z.array(z.string()),
+  readonly directories: readonly string[];
   /** What the commit's undo record needs besides the entries (see `records.ts`). */
-  meta: z.unknown().optional(),
-});
-
-export type JournalEntry = z.infer<typeof JournalEntrySchema>;
-export type JournalRecord = z.infer<typeof JournalRecordSchema>;
+  readonly meta?: unknown;
+}
 
 export interface Journal {
   readonly record: JournalRecord;
@@ -70,8 +68,9 @@ export function encodeJournal(
   return { journal: { record, preImages }, chunks: [header, ...preImages.filter((bytes) => bytes !== null)] };
 }
 
-/** Parses a journal file's first line; undefined when it is not a journal record. */
-export function decodeJournalHeader(line: Uint8Array): JournalRecord | undefined {
+/** Parses a journal file's first line; undefined when it is not a journal record. Loads the schemas (zod) on first use. */
+export async function decodeJournalHeader(line: Uint8Array): Promise<JournalRecord | undefined> {
+  const { JournalRecordSchema } = await import('./recordSchemas.ts');
   try {
     return JournalRecordSchema.parse(JSON.parse(Buffer.from(line).toString('utf8')));
   } catch {
@@ -80,10 +79,10 @@ export function decodeJournalHeader(line: Uint8Array): JournalRecord | undefined
 }
 
 /** Parses a journal file; undefined when it is truncated or not a journal (a crash while writing it: nothing was renamed yet). */
-export function decodeJournal(bytes: Uint8Array): Journal | undefined {
+export async function decodeJournal(bytes: Uint8Array): Promise<Journal | undefined> {
   const newline = bytes.indexOf(0x0a);
   if (newline < 0) return undefined;
-  const record = decodeJournalHeader(bytes.subarray(0, newline));
+  const record = await decodeJournalHeader(bytes.subarray(0, newline));
   if (record === undefined) return undefined;
   const blobs = bytes.subarray(newline + 1);
   const complete = record.entries.every((entry) => entry.before === null || entry.before.offset + entry.before.length <= blobs.byteLength);
@@ -93,14 +92,8 @@ export function decodeJournal(bytes: Uint8Array): Journal | undefined {
 }
 
 /** Distinguishes this process from an earlier one that had the same pid (a restarted container's pid 1). */
-const PROCESS_NONCE = randomBytes(4).toString('hex');
+export const PROCESS_NONCE = randomBytes(4).toString('hex');
 const JOURNAL_NAME = /^(\d+)-([0-9a-f]+)-(.+)\.journal$/;
-
-export interface PendingJournal {
-  readonly file: string;
-  /** Settles once the journal and its directory entry are fsynced. */
-  readonly durable: Promise<void>;
-}
 
 export class JournalStore {
   readonly directory: string;
@@ -115,36 +108,29 @@ export class JournalStore {
   }
 
   /**
-   * Writes the journal now and, when `fsync`, starts its fsync, which the caller overlaps with
-   * staging. Without `fsync` the journal still survives a killed process (it is in the page
-   * cache); only a power loss can drop it.
+   * Writes a journal file `name` durably (replacing one of that name): a commit the log hands
+   * over for recovery, or one kept aside. Names are `<pid>-<nonce>-….journal` (recovered once
+   * that process is gone), `orphan-….journal` (by the next open) or `….journal.conflict` (kept).
    */
-  async begin(journalId: string, chunks: readonly Uint8Array[], fsync: boolean): Promise<PendingJournal> {
-    const file = path.join(this.directory, `${process.pid}-${PROCESS_NONCE}-${journalId}.journal`);
-    const handle = await this.disk.open(file, 'wx', 0o600);
+  async keep(name: string, chunks: readonly Uint8Array[]): Promise<void> {
+    const file = path.join(this.directory, name);
+    const temp = `${file}.tmp`;
+    await removeIfPresent(temp, this.disk);
+    const handle = await this.disk.open(temp, 'wx', 0o600);
     try {
       await handle.writev(chunks);
-    } catch (error) {
+      await handle.sync();
+    } finally {
       await handle.close();
-      await removeIfPresent(file, this.disk);
-      throw error;
     }
-    const synced = fsync ? Promise.all([handle.sync(), this.syncer.sync(this.directory)]) : Promise.resolve();
-    return { file, durable: synced.finally(() => handle.close()).then(() => undefined) };
+    await this.disk.rename(temp, file);
+    await this.syncer.sync(this.directory);
   }
 
   /** Drops a finished journal; fsynced so a power loss cannot bring it back and undo a reported commit. */
   async remove(file: string): Promise<void> {
     await removeIfPresent(file, this.disk);
     await this.syncer.sync(this.directory);
-  }
-
-  /**
-   * Hands a journal whose rollback failed in this process to the next `Workspace.open`: the
-   * new name carries no live owner, so it counts as abandoned.
-   */
-  async orphan(file: string): Promise<void> {
-    await this.disk.rename(file, path.join(this.directory, `orphan-${path.basename(file)}`));
   }
 
   /** Keeps a journal recovery could not fully apply (someone changed a file meanwhile): its pre-images are the only copy. */
@@ -165,9 +151,12 @@ export class JournalStore {
 
 function isAbandoned(name: string): boolean {
   const match = JOURNAL_NAME.exec(name);
-  if (match === null) return true;
-  const pid = Number(match[1]);
-  if (match[2] === PROCESS_NONCE) return false;
+  return match === null || isAbandonedOwner(Number(match[1]), match[2]!);
+}
+
+/** Whether files named for process `pid` with `nonce` were left by a process that is gone (not this one, not a live one). */
+export function isAbandonedOwner(pid: number, nonce: string): boolean {
+  if (nonce === PROCESS_NONCE) return false;
   return pid === process.pid || !isProcessAlive(pid);
 }
 

@@ -2,11 +2,12 @@
  * Undo records: what every committed transaction leaves in `<stateDir>/history/`, so it can be
  * undone, diffed and listed — after a restart too.
  *
- * A record is the commit's own intent journal, moved into `history/` as the commit's last step
- * (see `transaction.ts`; recovery does the same for a commit it rolls forward). The journal
- * already holds every pre-image and post-image hash, and moving it is one atomic rename, so a
- * crash never leaves an applied transaction without its record, nor a record of one that did
- * not apply: a journal still in `journal/` is a commit in flight, one in `history/` committed.
+ * A record is the commit's own journal (every pre-image and post-image hash; `journal.ts`). A
+ * commit logs it as its intent in the commit log before its first rename, writes it here after
+ * its last directory fsync, then logs itself done (see `commitLog.ts`, which also says how
+ * recovery keeps exactly the records of the commits that applied). Written here without fsync:
+ * the log holds the durable copy until its checkpoint fsyncs the record. Encoding needs no zod;
+ * reading loads the schemas lazily.
  *
  * File name: `<commit time, ms, 13 digits>-<pid>-<sequence>-<transactionId>.<unit>.record`. The
  * name orders records by commit; `unit` tells apart the per-file transactions of an
@@ -14,33 +15,29 @@
  */
 import { mkdir, open, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
 import type { DiskCalls } from './diskCalls.ts';
 import { removeIfPresent, type DirectorySyncer } from './durable.ts';
 import { hasErrorCode } from './ioErrors.ts';
 import { decodeJournal, decodeJournalHeader, type Journal, type JournalRecord } from './journal.ts';
 
-const FileChangeSchema = z.object({
-  path: z.string(),
-  fromPath: z.string().optional(),
-  op: z.enum(['add', 'update', 'delete', 'rename']),
-});
+export interface FileChange {
+  readonly path: string;
+  readonly fromPath?: string | undefined;
+  readonly op: 'add' | 'update' | 'delete' | 'rename';
+}
 
 /** What a commit tells its record besides the journal's entries (stored in the journal's `meta`). */
-export const RecordMetaSchema = z.object({
+export interface RecordMeta {
   /** The receipt's `format` (`undo` for an undo). */
-  format: z.string(),
+  readonly format: string;
   /** The files of this unit as the receipt names them. */
-  files: z.array(FileChangeSchema),
+  readonly files: readonly FileChange[];
   /** This unit's index, and how many units the patch planned (1 unless `atomic: false`). */
-  unit: z.number().int().nonnegative(),
-  units: z.number().int().positive(),
+  readonly unit: number;
+  readonly units: number;
   /** For an undo: the transaction it undid. */
-  undoOf: z.string().optional(),
-});
-
-export type RecordMeta = z.infer<typeof RecordMetaSchema>;
-export type FileChange = z.infer<typeof FileChangeSchema>;
+  readonly undoOf?: string | undefined;
+}
 
 /** A record found in `history/`, by name only. */
 export interface RecordName {
@@ -81,24 +78,76 @@ export class RecordStore {
     await mkdir(this.directory, { recursive: true, mode: 0o700 });
   }
 
+  /** A new record's file name: ordered by commit (this call's time), unique within the process. */
+  nameFor(record: JournalRecord, meta: RecordMeta): string {
+    sequence += 1;
+    return `${String(Date.now()).padStart(13, '0')}-${process.pid}-${sequence}-${record.transactionId}.${meta.unit}.record`;
+  }
+
   /**
-   * Makes the journal `file` (of a commit whose every rename is done) its transaction's record:
-   * one rename, made durable. If the rename cannot be made durable it is taken back and this
-   * throws, so the caller can still roll the commit back from the journal where it was.
+   * Writes a committing transaction's record under `name` (from `nameFor`), without fsync: the
+   * commit log holds the durable copy until a checkpoint fsyncs it (see `commitLog.ts`). Through
+   * a temp and a rename, so a reader never sees half a record.
+   */
+  async write(name: string, chunks: readonly Uint8Array[]): Promise<void> {
+    const target = path.join(this.directory, name);
+    const temp = path.join(this.directory, `.${name}.tmp`);
+    const handle = await this.#disk.open(temp, 'w', 0o600);
+    try {
+      await handle.writev(chunks);
+    } finally {
+      await handle.close();
+    }
+    await this.#disk.rename(temp, target);
+  }
+
+  /** Writes `bytes` as record `name` durably, unless it already holds them (recovery re-creating a record a power loss dropped). */
+  async restore(name: string, bytes: Uint8Array): Promise<void> {
+    const target = path.join(this.directory, name);
+    const current = await readFile(target).catch((error: unknown) => {
+      if (hasErrorCode(error, 'ENOENT')) return undefined;
+      throw error;
+    });
+    if (current !== undefined && Buffer.compare(current, bytes) === 0) return;
+    await this.write(name, [bytes]);
+    await this.syncFiles([name]);
+  }
+
+  /** Drops a record written for a commit that did not finish. */
+  async discard(name: string): Promise<void> {
+    await removeIfPresent(path.join(this.directory, name), this.#disk);
+  }
+
+  /** Makes records written by `write` durable: each file, then the directory. */
+  async syncFiles(names: readonly string[]): Promise<void> {
+    await Promise.all(names.map(async (name) => {
+      let handle;
+      try {
+        handle = await this.#disk.open(path.join(this.directory, name), 'r');
+      } catch (error) {
+        // Pruned by retention meanwhile: nothing left to keep.
+        if (hasErrorCode(error, 'ENOENT')) return;
+        throw error;
+      }
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    }));
+    await this.#syncer.sync(this.directory);
+  }
+
+  /**
+   * Makes the journal `file` (a commit recovery rolled forward) its transaction's record: one
+   * rename, made durable.
    */
   async adopt(file: string, record: JournalRecord): Promise<void> {
-    const meta = RecordMetaSchema.parse(record.meta);
-    sequence += 1;
-    const name = `${String(Date.now()).padStart(13, '0')}-${process.pid}-${sequence}-${record.transactionId}.${meta.unit}.record`;
-    const target = path.join(this.directory, name);
+    const { RecordMetaSchema } = await import('./recordSchemas.ts');
+    const target = path.join(this.directory, this.nameFor(record, RecordMetaSchema.parse(record.meta)));
     await this.#disk.rename(file, target);
-    try {
-      await this.#syncer.sync(this.directory);
-    } catch (error) {
-      await this.#disk.rename(target, file);
-      throw error;
-    }
-    await this.#syncer.sync(path.dirname(file)).catch(() => undefined);
+    await this.#syncer.sync(this.directory);
+    await this.#syncer.sync(path.dirname(file));
   }
 
   /** Every record, oldest first. */
@@ -123,7 +172,8 @@ export class RecordStore {
   async header(name: RecordName): Promise<RecordHeader | undefined> {
     const line = await readFirstLine(name.file);
     if (line === undefined) return undefined;
-    const record = decodeJournalHeader(line);
+    const record = await decodeJournalHeader(line);
+    const { RecordMetaSchema } = await import('./recordSchemas.ts');
     const meta = RecordMetaSchema.safeParse(record?.meta);
     if (record === undefined || !meta.success) return undefined;
     return { ...name, record, meta: meta.data };
@@ -138,7 +188,8 @@ export class RecordStore {
       if (hasErrorCode(error, 'ENOENT')) return undefined;
       throw error;
     }
-    const journal = decodeJournal(bytes);
+    const journal = await decodeJournal(bytes);
+    const { RecordMetaSchema } = await import('./recordSchemas.ts');
     const meta = RecordMetaSchema.safeParse(journal?.record.meta);
     if (journal === undefined || !meta.success) return undefined;
     return { ...name, record: journal.record, meta: meta.data, journal };

@@ -1,9 +1,10 @@
 /**
- * One atomic unit of a commit (DESIGN, Durability): write the intent journal, then stage every
- * new content as a fsynced temp beside its target while the journal is fsynced; rename in order
- * (re-guarding each path first); fsync the touched directories; drop the journal, durably. Any
- * failure up to and including that drop rolls the tree back to the pre-image held in the
- * journal, so a commit is reported applied only once nothing can undo it.
+ * One atomic unit of a commit (DESIGN, Durability): log the intent (its journal, in the shared
+ * commit log: `commitLog.ts`) while staging every new content as a fsynced temp beside its
+ * target; rename in order (re-guarding each path, with a last look: `confirm.ts`); fsync the
+ * touched directories; write the undo record; log it done. Any failure up to and including
+ * that last step rolls the tree back to the pre-image held in the journal, so a commit is
+ * reported applied only once nothing can undo it.
  */
 import { lstat, mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -15,7 +16,8 @@ import type { DiskCalls } from './diskCalls.ts';
 import { writeDurably } from './durable.ts';
 import { sha256Hex, type DiskEntry, type FileOwner } from './files.ts';
 import { CommitStepError, attempt, errorFromFs, hasErrorCode, settleAll } from './ioErrors.ts';
-import { encodeJournal, type Journal, type JournalEntryInput, type PendingJournal } from './journal.ts';
+import type { Intent } from './commitLog.ts';
+import { encodeJournal, PROCESS_NONCE, type Journal, type JournalEntryInput } from './journal.ts';
 import type { RecordMeta } from './records.ts';
 import { rollBack } from './recovery.ts';
 import { moveToTrash, prepareTrashSlot } from './trash.ts';
@@ -36,10 +38,10 @@ export interface Step {
 export interface TransactionIds {
   /** Names the trash folder and the journal record. */
   readonly transactionId: string;
-  /** Names the journal file; distinct per unit when one patch commits file by file. */
+  /** Names the journal; distinct per unit when one patch commits file by file. */
   readonly journalId: string;
-  /** What this unit's undo record needs: with it the journal becomes the record (see `records.ts`) instead of being dropped. */
-  readonly meta?: RecordMeta | undefined;
+  /** What this unit's undo record needs besides the journal (see `records.ts`). */
+  readonly meta: RecordMeta;
 }
 
 /** Runs the steps as one unit: all applied, or none (rolled back). Returns the directories it created. */
@@ -52,35 +54,20 @@ export async function runTransaction(context: WorkspaceContext, steps: readonly 
     return fail(toEngineError(error));
   }
   const { journal, chunks } = encodeJournal(ids.transactionId, context.root, steps.map(journalEntryOf), directories, ids.meta);
-  let pending: PendingJournal;
-  try {
-    // A journal that becomes an undo record must survive a power loss like the commit it records.
-    pending = await context.journals.begin(ids.journalId, chunks, ids.meta !== undefined || needsDurableJournal(steps));
-  } catch (error) {
-    return fail(journalFailure(error));
-  }
+  const intent = context.log.intent(ids.journalId, chunks, context.records.nameFor(journal.record, ids.meta));
   const created: string[] = [];
   try {
-    const journalDurable = pending.durable.catch((error: unknown) => {
-      throw new CommitStepError(journalFailure(error));
+    const logged = intent.durable.catch((error: unknown) => {
+      throw new CommitStepError(logFailure(error, 'log the commit'));
     });
-    await settleAll([journalDurable, stage(context, steps, directories, created)]);
+    await settleAll([logged, stage(context, steps, directories, created)]);
     await renameInOrder(context, steps);
     await syncParents(context, steps, created);
-    await retireJournal(context, pending.file, journal);
+    await finish(context, intent, chunks);
   } catch (error) {
-    return fail(await abandon(context, journal, pending.file, toEngineError(error)));
+    return fail(await abandon(context, journal, chunks, intent, toEngineError(error)));
   }
   return ok(created);
-}
-
-/**
- * A one-step commit is a single rename, atomic by itself: after a power loss the tree holds the
- * pre-image or the post-image whatever became of the journal, which then only spares us a stray
- * temp file. So only multi-step commits pay for fsyncing their journal.
- */
-function needsDurableJournal(steps: readonly Step[]): boolean {
-  return steps.length > 1;
 }
 
 function journalEntryOf(step: Step): JournalEntryInput {
@@ -175,39 +162,48 @@ async function syncParents(context: WorkspaceContext, steps: readonly Step[], cr
   await settleAll([...parents].map((parent) => attempt(parent, 'fsync directory', () => context.syncer.sync(parent))));
 }
 
-/** Rolls back after a failure and returns the error to report; keeps the journal when rollback cannot finish. */
-async function abandon(context: WorkspaceContext, journal: Journal, file: string, cause: EngineError): Promise<EngineError> {
+/**
+ * The end of the commit: the undo record is written (see `records.ts`), then the log says done.
+ * Once that is durable no recovery can undo the commit, so only then may it be reported
+ * applied. Failing here rolls it back.
+ */
+async function finish(context: WorkspaceContext, intent: Intent, chunks: readonly Uint8Array[]): Promise<void> {
+  await context.records.write(intent.record, chunks).catch((error: unknown) => {
+    throw new CommitStepError(logFailure(error, 'write the undo record'));
+  });
+  await context.hooks.beforeDone?.();
+  await context.log.done(intent).catch((error: unknown) => {
+    throw new CommitStepError(logFailure(error, 'log the commit'));
+  });
+}
+
+/**
+ * Rolls back after a failure and returns the error to report. A rollback that cannot finish,
+ * or finds files changed meanwhile, leaves the journal in `journal/` (finished by the next open,
+ * or kept as the only copy of those pre-images); only then is the intent cancelled in the log.
+ */
+async function abandon(context: WorkspaceContext, journal: Journal, chunks: readonly Uint8Array[], intent: Intent, cause: EngineError): Promise<EngineError> {
+  const journalName = `${process.pid}-${PROCESS_NONCE}-${intent.id}-${journal.record.transactionId}.journal`;
+  await context.records.discard(intent.record).catch(() => undefined);
   let conflicts: readonly string[];
   try {
     ({ conflicts } = await rollBack(context, journal));
   } catch (error) {
-    await context.journals.orphan(file).catch(() => undefined);
+    await context.journals.keep(`orphan-${journalName}`, chunks).then(() => context.log.cancelled(intent)).catch(() => undefined);
     const message = `${cause.message} Rolling back also failed (${toEngineError(error).message}); it will finish when the workspace is next opened.`;
     return engineError('io_error', message, { path: cause.path });
   }
-  // A journal that cannot be dropped now finds the tree at its pre-image on the next open, and is dropped then.
-  await (conflicts.length === 0 ? context.journals.remove(file) : context.journals.setAside(file)).catch(() => undefined);
+  const keptAside = conflicts.length === 0 ? Promise.resolve() : context.journals.keep(`${journalName}.conflict`, chunks);
+  // A cancel that cannot be logged leaves the intent to recovery, which finds the tree at its pre-image.
+  await keptAside.then(() => context.log.cancelled(intent)).catch(() => undefined);
   if (conflicts.length === 0) return cause;
   const message = `${cause.message} Rolled back, except ${conflicts.join(', ')}, which changed meanwhile and were left as found.`;
   return engineError(cause.code, message, { path: cause.path });
 }
 
-/**
- * The end of the commit: once the journal is gone from `journal/` (and that is fsynced) no
- * recovery can undo the commit, so only then may it be reported applied. Failing here rolls it
- * back. The journal is dropped — or, when it carries record meta, moved into `history/` as the
- * transaction's undo record (see `records.ts`).
- */
-async function retireJournal(context: WorkspaceContext, file: string, { record }: Journal): Promise<void> {
-  const kept = record.meta !== undefined;
-  await (kept ? context.records.adopt(file, record) : context.journals.remove(file)).catch((error: unknown) => {
-    throw new CommitStepError(journalFailure(error, kept ? 'keep (as the undo record)' : 'drop'));
-  });
-}
-
-function journalFailure(error: unknown, action = 'write'): EngineError {
+function logFailure(error: unknown, action: string): EngineError {
   const code = error instanceof Error && 'code' in error ? String(error.code) : String(error);
-  return engineError('io_error', `Could not ${action} the commit journal: ${code}.`);
+  return engineError('io_error', `Could not ${action}: ${code}.`);
 }
 
 function toEngineError(error: unknown): EngineError {

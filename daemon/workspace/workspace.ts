@@ -7,7 +7,8 @@
  * watched until a file is read or written.
  *
  * State dir layout (outside the tree, mode 0700; see `stateDir.ts`):
- *   journal/<pid>-<nonce>-<transactionId>[.<n>].journal   in-flight commits (see journal.ts)
+ *   log/<pid>-<nonce>-<seq>.log                          the commit log: intents and done marks (see commitLog.ts)
+ *   journal/<pid>-<nonce>-<id>.journal                   commits handed over for recovery (see journal.ts)
  *   journal/*.conflict                                   journals recovery could not fully apply, kept
  *   trash/<transactionId>/<workspace path>               deleted and moved-away files
  *   history/<time>-<pid>-<seq>-<transactionId>.<unit>.record   undo records (see records.ts)
@@ -20,6 +21,7 @@ import { fail, ok, type FileSnapshot, type Plan, type Result } from '../engine/t
 import { ContentCache, DEFAULT_CACHE_OPTIONS, type ContentCacheOptions } from './cache.ts';
 import { ChangeMonitor, type ChangeListener } from './changes.ts';
 import { commitPlan, type CommitOptions, type CommitOutcome } from './commit.ts';
+import { CommitLog } from './commitLog.ts';
 import type { CommitHooks, WorkspaceContext } from './context.ts';
 import { nodeDiskCalls, type DiskCalls } from './diskCalls.ts';
 import { DirectorySyncer } from './durable.ts';
@@ -138,9 +140,11 @@ export class Workspace {
     const syncer = new DirectorySyncer(disk);
     const journals = new JournalStore(stateDir, syncer, disk);
     const records = new RecordStore(stateDir, syncer, disk);
-    await Promise.all([journals.prepare(), records.prepare()]);
+    const log = new CommitLog(stateDir, syncer, disk, records);
+    await Promise.all([journals.prepare(), records.prepare(), log.prepare()]);
     const guard = new PathGuard(realRoot, { allowGitDir: options.allowGitDir });
-    const context: WorkspaceContext = { root: realRoot, stateDir, guard, syncer, journals, records, disk, hooks: options.hooks ?? {} };
+    const context: WorkspaceContext = { root: realRoot, stateDir, guard, syncer, journals, log, records, disk, hooks: options.hooks ?? {} };
+    await log.recoverAbandoned(journals);
     const recovered = await recoverAbandonedJournals(context);
     await pruneHistory(stateDir, records, options.retention ?? DEFAULT_RETENTION);
     return new Workspace(context, recovered, await sessionStartOf(context), options);
@@ -256,6 +260,7 @@ export class Workspace {
     await Promise.allSettled([...this.#inFlight]);
     await this.#monitor.close();
     this.#cache.clear();
+    await this.#context.log.close();
     await this.#context.syncer.close();
   }
 

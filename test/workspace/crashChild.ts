@@ -3,7 +3,8 @@
  * leaving whatever a killed daemon would leave behind.
  * argv: <root> <stateDir> <when> [single]
  *   when = rename:<n>   commit the five-file plan (`single`: a one-file plan), die right before rename n
- *          drop         commit the five-file plan, die right before its journal leaves journal/ (after the last rename)
+ *          drop         commit the five-file plan, die right before it is logged done (after its renames, directory fsyncs and record write)
+ *          done         commit the five-file plan, die once it is reported applied (before the log's checkpoint)
  *          restore:<n>  only open the workspace (recovering what an earlier child left), die before the restore rename n
  */
 import type { DiskCalls } from '../../daemon/workspace/diskCalls.ts';
@@ -25,8 +26,8 @@ function dyingDisk(): DiskCalls {
   return {
     ...nodeDiskCalls,
     rename: async (from, to) => {
-      if (point === 'drop' && from.endsWith('.journal')) die();
-      return point === 'restore' && restores++ === Number(count) ? die() : nodeDiskCalls.rename(from, to);
+      const restoring = from.endsWith('-restore.patchd.tmp');
+      return point === 'restore' && restoring && restores++ === Number(count) ? die() : nodeDiskCalls.rename(from, to);
     },
   };
 }
@@ -34,9 +35,13 @@ function dyingDisk(): DiskCalls {
 const options: WorkspaceOptions = {
   stateDir,
   disk: dyingDisk(),
-  hooks: { beforeRename: (index) => (point === 'rename' && index === Number(count) ? die() : undefined) },
+  hooks: {
+    beforeRename: (index) => (point === 'rename' && index === Number(count) ? die() : undefined),
+    beforeDone: () => (point === 'drop' ? die() : undefined),
+  },
 };
 const workspace = await Workspace.open(root, options);
 if (point !== 'restore') await snapshotAndCommit(workspace, variant === 'single' ? planOf(updateFile('two.txt', 'only\n')) : CRASH_PLAN);
+if (point === 'done') die();
 process.stderr.write(`crashChild: finished without being killed at ${when}\n`);
 process.exit(3);

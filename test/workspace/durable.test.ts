@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import test from 'node:test';
 import { nodeDiskCalls, type DiskCalls } from '../../daemon/workspace/diskCalls.ts';
+import { framesOf } from '../../daemon/workspace/commitLog.ts';
 import { DirectorySyncer, isTempName, tempPathFor } from '../../daemon/workspace/durable.ts';
 import { deleteFile, planOf, snapshotAndCommit, updateFile, withSandbox } from './fixtures.ts';
 
@@ -49,7 +50,7 @@ test('a delete reaches a trash on another filesystem by copy', { skip: !shmIsOth
   }
 });
 
-/** Disk calls that record, in order, every fsync (by path), rename and unlink a workspace makes. */
+/** Disk calls that record, in order, every fsync and fdatasync (by path), log frame written, rename and unlink a workspace makes. */
 function recordingDisk(): { disk: DiskCalls; calls: string[] } {
   const calls: string[] = [];
   const disk: DiskCalls = {
@@ -58,6 +59,14 @@ function recordingDisk(): { disk: DiskCalls; calls: string[] } {
       return new Proxy(handle, {
         get(target, key) {
           if (key === 'sync') return async () => { await target.sync(); calls.push(`fsync ${file}`); };
+          if (key === 'datasync') return async () => { await target.datasync(); calls.push(`fdatasync ${file}`); };
+          if (key === 'writev' && file.endsWith('.log')) {
+            return async (chunks: Uint8Array[]) => {
+              const written = await target.writev(chunks);
+              for (const { head } of framesOf(Buffer.concat(chunks))) calls.push(`log ${head.kind} ${head.id}`);
+              return written;
+            };
+          }
           const value: unknown = Reflect.get(target, key);
           return typeof value === 'function' ? value.bind(target) : value;
         },
@@ -70,32 +79,48 @@ function recordingDisk(): { disk: DiskCalls; calls: string[] } {
   return { disk, calls };
 }
 
-test('a commit fsyncs each staged file and the journal before renaming, and the directories before dropping the journal', async () => {
-  await withSandbox({ 'a.txt': 'a\n', 'd/b.txt': 'b\n' }, async (sandbox) => {
-    const { disk, calls } = recordingDisk();
-    const workspace = await sandbox.open({ disk });
-    calls.length = 0;
-    const outcome = await snapshotAndCommit(workspace, planOf(updateFile('a.txt', 'A\n'), updateFile('d/b.txt', 'B\n')));
-    assert.equal(outcome.status, 'applied');
-    await workspace.close();
-    const at = (pattern: RegExp) => calls.findIndex((call) => pattern.test(call));
-    const renames = calls.filter((call) => call.startsWith('rename ') && !call.includes('.journal'));
-    assert.equal(renames.length, 2);
-    for (const rename of renames) {
-      const temp = rename.split(' ')[1]!;
-      const synced = calls.indexOf(`fsync ${temp}`);
-      assert.ok(synced >= 0 && synced < calls.indexOf(rename), `${temp} must be fsynced before it is renamed: ${calls.join('\n')}`);
-    }
-    const firstRename = calls.indexOf(renames[0]!);
-    const journalSynced = at(/^fsync .*\.journal$/);
-    assert.ok(journalSynced >= 0 && journalSynced < firstRename, 'the journal is fsynced before the first rename');
-    // The journal leaves journal/ as the commit's undo record.
-    const dropped = at(/^rename .*\.journal .*\.record$/);
-    const lastRename = calls.indexOf(renames[1]!);
-    for (const directory of [sandbox.root, path.join(sandbox.root, 'd')]) {
-      const synced = calls.indexOf(`fsync ${directory}`, lastRename);
-      assert.ok(synced > lastRename && synced < dropped, `${directory} is fsynced after the renames, before the journal is dropped`);
-    }
-    assert.ok(calls.lastIndexOf(`fsync ${path.join(sandbox.state, 'journal')}`) > dropped, 'the journal drop is made durable');
+for (const files of [1, 2]) {
+  test(`a ${files}-file commit: intent and temps durable before the renames, directories before the record, done durable before it is reported; no journal file`, async () => {
+    await withSandbox({ 'a.txt': 'a\n', 'd/b.txt': 'b\n' }, async (sandbox) => {
+      const { disk, calls } = recordingDisk();
+      const workspace = await sandbox.open({ disk });
+      calls.length = 0;
+      const plan = planOf(updateFile('a.txt', 'A\n'), updateFile('d/b.txt', 'B\n'));
+      const outcome = await snapshotAndCommit(workspace, planOf(...plan.files.slice(0, files)));
+      assert.equal(outcome.status, 'applied');
+      calls.push('reported');
+      await workspace.close();
+      const text = calls.join('\n');
+      const at = (pattern: RegExp, from = 0) => calls.findIndex((call, index) => index >= from && pattern.test(call));
+      const renames = calls.filter((call) => call.startsWith('rename ') && call.includes('.patchd.tmp'));
+      assert.equal(renames.length, files);
+      for (const rename of renames) {
+        const temp = rename.split(' ')[1]!;
+        const synced = calls.indexOf(`fsync ${temp}`);
+        assert.ok(synced >= 0 && synced < calls.indexOf(rename), `${temp} must be fsynced before it is renamed:\n${text}`);
+      }
+      const firstRename = calls.indexOf(renames[0]!);
+      const lastRename = calls.indexOf(renames.at(-1)!);
+      const intent = at(/^log intent /);
+      const intentSynced = at(/^fdatasync .*\.log$/, intent);
+      assert.ok(intent >= 0 && intentSynced < firstRename, `the intent is logged and fdatasynced before the first rename:\n${text}`);
+      const recordWritten = at(/^rename .*\.tmp .*\.record$/);
+      const done = at(/^log done /);
+      const doneSynced = at(/^fdatasync .*\.log$/, done);
+      const reported = calls.indexOf('reported');
+      for (const directory of [sandbox.root, path.join(sandbox.root, 'd')].slice(0, files)) {
+        const synced = calls.indexOf(`fsync ${directory}`, lastRename);
+        assert.ok(synced > lastRename && synced < recordWritten, `${directory} is fsynced after the renames, before the record is written:\n${text}`);
+      }
+      assert.ok(recordWritten > lastRename && recordWritten < done, `the record is written before the commit is logged done:\n${text}`);
+      assert.ok(doneSynced > done && doneSynced < reported, `done is fdatasynced before the commit is reported applied:\n${text}`);
+      const record = calls[recordWritten]!.split(' ')[2]!;
+      const recordSynced = calls.indexOf(`fsync ${record}`, reported);
+      const logDropped = at(/^unlink .*\.log$/, reported);
+      assert.ok(recordSynced > reported && recordSynced < logDropped, `the checkpoint fsyncs the record before the log segment goes:\n${text}`);
+      const historySynced = calls.indexOf(`fsync ${path.join(sandbox.state, 'history')}`, recordSynced);
+      assert.ok(historySynced > recordSynced && historySynced < logDropped, `and the history directory:\n${text}`);
+      assert.ok(!calls.some((call) => call.includes('.journal')), `no journal file:\n${text}`);
+    });
   });
-});
+}

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readdir, rename, writeFile } from 'node:fs/promises';
+import { readFile, readdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { crc32 } from 'node:zlib';
+import { framesOf } from '../../daemon/workspace/commitLog.ts';
 import { nodeDiskCalls } from '../../daemon/workspace/diskCalls.ts';
 import { decodeJournal, encodeJournal } from '../../daemon/workspace/journal.ts';
 import { CRASH_PLAN, CRASH_TREE, encode, listTree, snapshotAndCommit, withSandbox, type Sandbox } from './fixtures.ts';
@@ -20,16 +22,19 @@ function commitAndDie(sandbox: Sandbox, when: number | string, variant = 'five')
 }
 
 const journalDir = (sandbox: Sandbox) => path.join(sandbox.state, 'journal');
+const logDir = (sandbox: Sandbox) => path.join(sandbox.state, 'log');
+const historyDir = (sandbox: Sandbox) => path.join(sandbox.state, 'history');
 
 /** A pid that belonged to a process which has exited. */
 const deadPid = (): number => spawnSync('true').pid ?? 999_999;
 
 for (const killAt of [0, 2, 4]) {
-  test(`a daemon killed before rename ${killAt} of 5 leaves a journal that open rolls back to the exact pre-image`, async () => {
+  test(`a daemon killed before rename ${killAt} of 5 leaves its intent in the log, which open rolls back to the exact pre-image`, async () => {
     await withSandbox(CRASH_TREE, async (sandbox) => {
       const before = await listTree(sandbox.root);
       commitAndDie(sandbox, killAt);
-      assert.equal((await readdir(journalDir(sandbox))).length, 1);
+      assert.equal((await readdir(logDir(sandbox))).length, 1);
+      assert.deepEqual(await readdir(journalDir(sandbox)), []);
       assert.notDeepEqual(await listTree(sandbox.root), before, 'the crash should leave temps or renamed files behind');
       const workspace = await sandbox.open();
       assert.deepEqual(await listTree(sandbox.root), before);
@@ -37,6 +42,8 @@ for (const killAt of [0, 2, 4]) {
       assert.equal(workspace.recovered[0]?.paths.length, killAt);
       assert.deepEqual(workspace.recovered[0]?.conflicts, []);
       assert.deepEqual(await readdir(journalDir(sandbox)), []);
+      assert.deepEqual(await readdir(logDir(sandbox)), []);
+      assert.deepEqual(await workspace.transactions(5), [], 'no undo record of a commit that did not apply');
       await workspace.close();
     });
   });
@@ -47,10 +54,10 @@ const CRASH_POST_IMAGE = {
   a: 'dir', 'a/one.txt': 'file:1\n', b: 'dir', 'b/c': 'dir', 'b/c/five.txt': 'file:5\n', 'keep.txt': 'file:untouched\n', 'three.txt': 'file:3\n', 'two.txt': 'file:2\n',
 };
 
-test('a daemon killed after its last rename but before dropping the journal is rolled forward, and that is reported', async () => {
+test('a daemon killed after its last rename but before logging the commit done is rolled forward, and that is reported', async () => {
   await withSandbox(CRASH_TREE, async (sandbox) => {
     commitAndDie(sandbox, 'drop');
-    assert.equal((await readdir(journalDir(sandbox))).length, 1);
+    assert.equal((await readdir(logDir(sandbox))).length, 1);
     assert.deepEqual(await listTree(sandbox.root), CRASH_POST_IMAGE);
     const workspace = await sandbox.open();
     assert.deepEqual(await listTree(sandbox.root), CRASH_POST_IMAGE);
@@ -58,17 +65,75 @@ test('a daemon killed after its last rename but before dropping the journal is r
       { outcome: 'rolled_forward', paths: ['a/one.txt', 'two.txt', 'three.txt', 'four.txt', 'b/c/five.txt'], conflicts: [] },
     ]);
     assert.deepEqual(await readdir(journalDir(sandbox)), []);
+    assert.deepEqual(await readdir(logDir(sandbox)), []);
     assert.deepEqual(await readdir(path.join(sandbox.state, 'trash', workspace.recovered[0]!.transactionId)), ['four.txt'], 'the deleted file stays in the trash');
     assert.deepEqual((await workspace.transactions(5)).map((entry) => entry.transactionId), [workspace.recovered[0]!.transactionId], 'the commit stands with its undo record');
+    assert.equal((await readdir(historyDir(sandbox))).length, 1, 'one record: the one written before the kill was replaced, not doubled');
     await workspace.close();
   });
 });
 
-test('a commit whose journal cannot become its undo record is rolled back and reported failed, never applied and undone later', async () => {
+test('a one-file commit killed before it is logged done is rolled forward with its record', async () => {
+  await withSandbox(CRASH_TREE, async (sandbox) => {
+    commitAndDie(sandbox, 'drop', 'single');
+    const workspace = await sandbox.open();
+    assert.deepEqual(workspace.recovered.map(({ outcome, paths }) => ({ outcome, paths })), [{ outcome: 'rolled_forward', paths: ['two.txt'] }]);
+    assert.equal(await readFile(path.join(sandbox.root, 'two.txt'), 'utf8'), 'only\n');
+    assert.equal((await readdir(historyDir(sandbox))).length, 1);
+    assert.deepEqual(Object.keys(await listTree(sandbox.root)).filter((name) => name.endsWith('.patchd.tmp')), []);
+    await workspace.close();
+  });
+});
+
+test('a record a power loss dropped after the commit was reported is re-written from the log on open', async () => {
+  await withSandbox(CRASH_TREE, async (sandbox) => {
+    commitAndDie(sandbox, 'done', 'single');
+    const [record] = await readdir(historyDir(sandbox));
+    assert.ok(record !== undefined);
+    const bytes = await readFile(path.join(historyDir(sandbox), record));
+    // Not fsynced before the checkpoint: a power loss may drop it (or leave it short).
+    await writeFile(path.join(historyDir(sandbox), record), bytes.subarray(0, 10));
+    const workspace = await sandbox.open();
+    assert.deepEqual(workspace.recovered, [], 'a commit logged done is not recovered');
+    assert.deepEqual(await readdir(historyDir(sandbox)), [record]);
+    assert.deepEqual(await readFile(path.join(historyDir(sandbox), record)), bytes);
+    assert.equal((await workspace.transactions(5)).length, 1);
+    assert.deepEqual(await readdir(logDir(sandbox)), []);
+    await workspace.close();
+  });
+});
+
+test('a log segment is read up to a torn or damaged frame', () => {
+  const segment = Buffer.concat(['one', 'two', 'three'].map((name, id) => frame(id, name)));
+  assert.deepEqual(framesOf(segment).map(({ head }) => head.id), [0, 1, 2]);
+  for (let cut = 0; cut < segment.byteLength; cut++) {
+    assert.equal(framesOf(segment.subarray(0, cut)).length, [0, 1, 2].filter((id) => frameEnd(segment, id) <= cut).length, `cut at ${cut}`);
+  }
+  const damaged = Buffer.from(segment);
+  damaged.writeUInt8(damaged.readUInt8(frameEnd(segment, 0) + 12) ^ 1, frameEnd(segment, 0) + 12);
+  assert.deepEqual(framesOf(damaged).map(({ head }) => head.id), [0]);
+});
+
+/** A frame as the log writes one (u32 length, u32 crc32, a JSON line, a body). */
+function frame(id: number, body: string): Buffer {
+  const payload = Buffer.from(`${JSON.stringify({ kind: 'intent', id, journalId: 'j', record: 'r' })}\n${body}`);
+  const prefix = Buffer.alloc(8);
+  prefix.writeUInt32LE(payload.byteLength, 0);
+  prefix.writeUInt32LE(crc32(payload), 4);
+  return Buffer.concat([prefix, payload]);
+}
+
+function frameEnd(segment: Buffer, index: number): number {
+  let offset = 0;
+  for (let at = 0; at <= index; at++) offset += 8 + segment.readUInt32LE(offset);
+  return offset;
+}
+
+test('a commit whose undo record cannot be written is rolled back and reported failed, never applied and undone later', async () => {
   await withSandbox(CRASH_TREE, async (sandbox) => {
     const before = await listTree(sandbox.root);
     const failingDrop = { ...nodeDiskCalls, rename: async (from: string, to: string) => {
-      if (from.endsWith('.journal')) throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
+      if (to.endsWith('.record')) throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
       await nodeDiskCalls.rename(from, to);
     } };
     const workspace = await sandbox.open({ disk: failingDrop });
@@ -76,11 +141,12 @@ test('a commit whose journal cannot become its undo record is rolled back and re
     assert.equal(outcome.status, 'rejected');
     assert.ok(outcome.status === 'rejected');
     assert.equal(outcome.error.code, 'io_error');
-    assert.match(outcome.error.message, /the commit journal: EIO/);
+    assert.match(outcome.error.message, /the undo record: EIO/);
     assert.deepEqual(await listTree(sandbox.root), before);
     await workspace.close();
-    // The journal could not become the undo record, so the commit was rolled back and its journal removed.
+    // The undo record could not be written, so the commit was rolled back and cancelled in the log, which close dropped.
     assert.deepEqual(await readdir(journalDir(sandbox)), []);
+    assert.deepEqual(await readdir(logDir(sandbox)), []);
     const reopened = await sandbox.open();
     assert.deepEqual(reopened.recovered, []);
     assert.deepEqual(await listTree(sandbox.root), before);
@@ -138,20 +204,20 @@ test('recovery leaves a file someone changed after the crash alone, reports it, 
   });
 });
 
-test('a journal owned by a live process is left alone until that process is gone', async () => {
+test('a log segment owned by a live process is left alone until that process is gone', async () => {
   await withSandbox(CRASH_TREE, async (sandbox) => {
     commitAndDie(sandbox, 2);
-    const [name] = await readdir(journalDir(sandbox));
+    const [name] = await readdir(logDir(sandbox));
     assert.ok(name !== undefined);
     const rest = name.split('-').slice(2).join('-');
     const liveName = `${process.ppid}-0000-${rest}`;
-    await rename(path.join(journalDir(sandbox), name), path.join(journalDir(sandbox), liveName));
+    await rename(path.join(logDir(sandbox), name), path.join(logDir(sandbox), liveName));
     const halfApplied = await listTree(sandbox.root);
     const first = await sandbox.open();
     assert.deepEqual(first.recovered, []);
     assert.deepEqual(await listTree(sandbox.root), halfApplied);
     await first.close();
-    await rename(path.join(journalDir(sandbox), liveName), path.join(journalDir(sandbox), `${deadPid()}-0000-${rest}`));
+    await rename(path.join(logDir(sandbox), liveName), path.join(logDir(sandbox), `${deadPid()}-0000-${rest}`));
     const second = await sandbox.open();
     assert.equal(second.recovered.length, 1);
     assert.deepEqual(await listTree(sandbox.root), Object.fromEntries(Object.entries(CRASH_TREE).map(([file, text]) => [file, `file:${text}`])));
@@ -173,15 +239,15 @@ test('a truncated journal (killed while writing it) is dropped and the tree left
   });
 });
 
-test('journals round-trip, and any truncation is detected', () => {
+test('journals round-trip, and any truncation is detected', async () => {
   const before = { bytes: encode('pre-image bytes'), owner: { mode: 0o600, uid: 1, gid: 2 } };
   const { journal, chunks } = encodeJournal('tx', '/root', [
     { path: 'a.txt', tempName: '.a.txt.1234.patchd.tmp', trashed: false, before, afterSha256: 'ab' },
     { path: 'new.txt', tempName: '.new.txt.5678.patchd.tmp', trashed: false, before: null, afterSha256: 'cd' },
   ], ['dir']);
   const bytes = Buffer.concat(chunks);
-  const decoded = decodeJournal(bytes);
+  const decoded = await decodeJournal(bytes);
   assert.deepEqual(decoded?.record, journal.record);
   assert.deepEqual(decoded?.preImages.map((image) => image && Buffer.from(image).toString()), ['pre-image bytes', null]);
-  for (let cut = 0; cut < bytes.length; cut++) assert.equal(decodeJournal(bytes.subarray(0, cut)), undefined, `cut at ${cut}`);
+  for (let cut = 0; cut < bytes.length; cut++) assert.equal(await decodeJournal(bytes.subarray(0, cut)), undefined, `cut at ${cut}`);
 });

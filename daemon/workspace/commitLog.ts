@@ -1,0 +1,278 @@
+/**
+ * The commit log: group commit for journals and undo records (DESIGN, Durability).
+ *
+ * Every transaction appends an intent frame — its journal (pre-images, post-image hashes) and
+ * the name its undo record takes — and, once its renames and directory fsyncs are durable, a
+ * done frame. Frames of concurrent transactions go to disk in one flush (one writev, one
+ * fdatasync): a caller that finds no flush running starts one; callers arriving meanwhile wait
+ * for the next, which takes them all. So concurrent commits share their log fsyncs, and a
+ * one-file commit writes no journal file of its own.
+ *
+ * The order that keeps every guarantee, per transaction:
+ *   intent durable (overlapping the fsync of its staged temps) → renames → parent directories
+ *   fsynced (coalesced, `DirectorySyncer`) → record written to `history/` (no fsync) → done
+ *   durable → reported applied.
+ * The log holds the durable copy of each record until a checkpoint (a full segment whose every
+ * intent is settled, or `close`) fsyncs the records and deletes the segment.
+ *
+ * Recovery (`recoverAbandoned`, on open, for the segments of a dead process): a done intent's
+ * record is re-written if a power loss dropped it; an intent with neither done nor cancelled is
+ * a commit that was never reported applied: its record, if written, is discarded and it becomes
+ * a journal file in `journal/`, which journal recovery (`recovery.ts`) rolls forward (the
+ * journal then becomes the record) or back. So a crash never leaves an applied transaction
+ * without its record, nor a record of one that did not apply — except where an outside writer
+ * changed a file after an unacknowledged commit renamed it: recovery then sees neither image,
+ * leaves the file alone and keeps the journal aside as a conflict, without a record.
+ *
+ * Segment file: `<pid>-<processNonce>-<seq>.log` in `<stateDir>/log/`. Frame: u32 payload
+ * length, u32 crc32 of the payload, payload = one JSON line (`FrameHead`), then for an intent
+ * the journal bytes (`journal.ts`). A torn tail fails its length or crc: the segment is read up
+ * to there.
+ */
+import type { FileHandle } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { crc32 } from 'node:zlib';
+import type { DiskCalls } from './diskCalls.ts';
+import { removeIfPresent, type DirectorySyncer } from './durable.ts';
+import { isAbandonedOwner, PROCESS_NONCE, type JournalStore } from './journal.ts';
+import type { RecordStore } from './records.ts';
+
+/** A segment is retired (and checkpointed once settled) after this many intents or bytes. */
+const SEGMENT_MAX_INTENTS = 512;
+const SEGMENT_MAX_BYTES = 16 * 1024 * 1024;
+const SEGMENT_NAME = /^(\d+)-([0-9a-f]+)-(\d+)\.log$/;
+
+type FrameHead =
+  | { readonly kind: 'intent'; readonly id: number; readonly journalId: string; readonly record: string }
+  | { readonly kind: 'done' | 'cancelled'; readonly id: number };
+
+/** A logged transaction, as `done` and `cancelled` take it. */
+export interface Intent {
+  readonly id: number;
+  readonly record: string;
+  /** Settles once the intent frame is durable. */
+  readonly durable: Promise<void>;
+}
+
+interface Segment {
+  readonly file: string;
+  handle: FileHandle | undefined;
+  intents: number;
+  bytes: number;
+  /** Set after a failed write: later frames go to a new segment, as a reader stops at the damage. */
+  broken: boolean;
+  /** Intents written here whose done or cancelled frame is not durable yet. */
+  readonly unsettled: Set<number>;
+  /** Records of the intents here that are done: fsynced by the checkpoint before the segment goes. */
+  readonly records: string[];
+}
+
+interface Queued {
+  readonly frame: Uint8Array[];
+  readonly resolve: (segment: Segment) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+let segmentSequence = 0;
+let frameSequence = 0;
+
+export class CommitLog {
+  readonly directory: string;
+  readonly #syncer: DirectorySyncer;
+  readonly #disk: DiskCalls;
+  readonly #records: RecordStore;
+  #current: Segment | undefined;
+  /** Full or broken segments still holding unsettled intents or awaiting their checkpoint. */
+  readonly #retired = new Set<Segment>();
+  readonly #segmentOf = new Map<number, Segment>();
+  #queue: Queued[] = [];
+  #flushing: Promise<void> | undefined;
+  readonly #checkpoints = new Set<Promise<void>>();
+
+  constructor(stateDir: string, syncer: DirectorySyncer, disk: DiskCalls, records: RecordStore) {
+    this.directory = path.join(stateDir, 'log');
+    this.#syncer = syncer;
+    this.#disk = disk;
+    this.#records = records;
+  }
+
+  async prepare(): Promise<void> {
+    await mkdir(this.directory, { recursive: true, mode: 0o700 });
+    await this.#syncer.pin(this.directory);
+  }
+
+  /** Logs a transaction's journal (`chunks`) and the name of its record; `durable` settles with the flush that carries it. */
+  intent(journalId: string, chunks: readonly Uint8Array[], record: string): Intent {
+    frameSequence += 1;
+    const id = frameSequence;
+    const durable = this.#append(frameOf({ kind: 'intent', id, journalId, record }, chunks)).then((segment) => {
+      segment.unsettled.add(id);
+      this.#segmentOf.set(id, segment);
+    });
+    return { id, record, durable };
+  }
+
+  /** Marks the transaction committed; once this settles it may be reported applied. */
+  async done(intent: Intent): Promise<void> {
+    await intent.durable;
+    await this.#append(frameOf({ kind: 'done', id: intent.id }));
+    this.#settle(intent, true);
+  }
+
+  /** Marks the transaction rolled back (or handed to `journal/`): recovery leaves it alone. */
+  async cancelled(intent: Intent): Promise<void> {
+    await this.#append(frameOf({ kind: 'cancelled', id: intent.id }));
+    this.#settle(intent, false);
+  }
+
+  /** Waits for pending flushes, then checkpoints every settled segment and closes the log. Call once no commit is in flight. */
+  async close(): Promise<void> {
+    while (this.#flushing !== undefined) await this.#flushing;
+    if (this.#current !== undefined) this.#retire(this.#current);
+    await Promise.allSettled([...this.#checkpoints]);
+    await Promise.allSettled([...this.#retired].map((segment) => segment.handle?.close()));
+  }
+
+  /**
+   * Finishes the segments dead processes left (see the module comment), before journal recovery
+   * runs on what this hands to `journal/`.
+   */
+  async recoverAbandoned(journals: JournalStore): Promise<void> {
+    const owners = new Map<string, string[]>();
+    for (const name of (await readdir(this.directory)).sort(bySequence)) {
+      const match = SEGMENT_NAME.exec(name);
+      if (match === null || !isAbandonedOwner(Number(match[1]), match[2]!)) continue;
+      const owner = `${match[1]}-${match[2]}`;
+      owners.set(owner, [...(owners.get(owner) ?? []), name]);
+    }
+    for (const [owner, names] of owners) {
+      const frames = (await Promise.all(names.map((name) => readFile(path.join(this.directory, name))))).flatMap(framesOf);
+      const settled = new Map(frames.filter(({ head }) => head.kind !== 'intent').map(({ head }) => [head.id, head.kind]));
+      for (const { head, body } of frames) {
+        if (head.kind !== 'intent') continue;
+        const outcome = settled.get(head.id);
+        if (outcome === 'done') {
+          await this.#records.restore(head.record, body);
+        } else if (outcome === undefined) {
+          await this.#records.discard(head.record);
+          await journals.keep(`${owner}-${head.id}-${head.journalId}.journal`, [body]);
+        }
+      }
+      await this.#records.syncFiles([]);
+      await Promise.all(names.map((name) => removeIfPresent(path.join(this.directory, name), this.#disk)));
+      await this.#syncer.sync(this.directory);
+    }
+  }
+
+  #append(frame: Uint8Array[]): Promise<Segment> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ frame, resolve, reject });
+      this.#kick();
+    });
+  }
+
+  #kick(): void {
+    if (this.#flushing !== undefined || this.#queue.length === 0) return;
+    const batch = this.#queue;
+    this.#queue = [];
+    this.#flushing = this.#flush(batch).finally(() => {
+      this.#flushing = undefined;
+      this.#kick();
+    });
+  }
+
+  /** One writev and one fdatasync for every frame queued while the previous flush ran. */
+  async #flush(batch: readonly Queued[]): Promise<void> {
+    let segment: Segment | undefined;
+    try {
+      segment = await this.#writable();
+      const chunks = batch.flatMap((queued) => queued.frame);
+      await segment.handle!.writev(chunks);
+      await segment.handle!.datasync();
+      segment.bytes += chunks.reduce((total, chunk) => total + chunk.byteLength, 0);
+      segment.intents += batch.length;
+    } catch (error) {
+      if (segment !== undefined) segment.broken = true;
+      for (const queued of batch) queued.reject(error);
+      return;
+    }
+    for (const queued of batch) queued.resolve(segment);
+  }
+
+  /** The segment to append to: the current one, or a new one (its directory entry made durable) when that is full or broken. */
+  async #writable(): Promise<Segment> {
+    const current = this.#current;
+    if (current !== undefined && !current.broken && current.intents < SEGMENT_MAX_INTENTS && current.bytes < SEGMENT_MAX_BYTES) return current;
+    if (current !== undefined) this.#retire(current);
+    segmentSequence += 1;
+    const file = path.join(this.directory, `${process.pid}-${PROCESS_NONCE}-${segmentSequence}.log`);
+    const segment: Segment = { file, handle: undefined, intents: 0, bytes: 0, broken: false, unsettled: new Set(), records: [] };
+    this.#current = segment;
+    segment.handle = await this.#disk.open(file, 'a', 0o600);
+    await this.#syncer.sync(this.directory);
+    return segment;
+  }
+
+  #settle(intent: Intent, done: boolean): void {
+    const segment = this.#segmentOf.get(intent.id);
+    this.#segmentOf.delete(intent.id);
+    if (segment === undefined) return;
+    segment.unsettled.delete(intent.id);
+    if (done) segment.records.push(intent.record);
+    if (segment !== this.#current && segment.unsettled.size === 0) this.#checkpoint(segment);
+  }
+
+  #retire(segment: Segment): void {
+    if (this.#current === segment) this.#current = undefined;
+    this.#retired.add(segment);
+    if (segment.unsettled.size === 0) this.#checkpoint(segment);
+  }
+
+  /**
+   * Once every intent of a retired segment is settled: its records are made durable, then the
+   * segment goes. On failure the segment stays, for recovery after this process ends.
+   */
+  #checkpoint(segment: Segment): void {
+    const running: Promise<void> = (async () => {
+      await this.#records.syncFiles(segment.records);
+      await segment.handle?.close();
+      segment.handle = undefined;
+      await removeIfPresent(segment.file, this.#disk);
+      this.#retired.delete(segment);
+      await this.#syncer.sync(this.directory);
+    })().catch(() => undefined).finally(() => this.#checkpoints.delete(running));
+    this.#checkpoints.add(running);
+  }
+}
+
+function frameOf(head: FrameHead, body: readonly Uint8Array[] = []): Uint8Array[] {
+  const line = Buffer.from(`${JSON.stringify(head)}\n`);
+  const length = body.reduce((total, chunk) => total + chunk.byteLength, line.byteLength);
+  let checksum = crc32(line);
+  for (const chunk of body) checksum = crc32(chunk, checksum);
+  const prefix = Buffer.alloc(8);
+  prefix.writeUInt32LE(length, 0);
+  prefix.writeUInt32LE(checksum, 4);
+  return [prefix, line, ...body];
+}
+
+/** The whole frames of a segment, up to the first torn or damaged one. */
+export function framesOf(bytes: Uint8Array): { head: FrameHead; body: Uint8Array }[] {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const frames: { head: FrameHead; body: Uint8Array }[] = [];
+  for (let offset = 0; offset + 8 <= buffer.byteLength; ) {
+    const length = buffer.readUInt32LE(offset);
+    const payload = buffer.subarray(offset + 8, offset + 8 + length);
+    if (payload.byteLength < length || crc32(payload) !== buffer.readUInt32LE(offset + 4)) break;
+    const newline = payload.indexOf(0x0a);
+    if (newline < 0) break;
+    frames.push({ head: JSON.parse(payload.subarray(0, newline).toString('utf8')) as FrameHead, body: payload.subarray(newline + 1) });
+    offset += 8 + length;
+  }
+  return frames;
+}
+
+function bySequence(a: string, b: string): number {
+  return Number(SEGMENT_NAME.exec(a)?.[3] ?? 0) - Number(SEGMENT_NAME.exec(b)?.[3] ?? 0);
+}

@@ -1,0 +1,42 @@
+/**
+ * The zod schemas that check journals and undo records read back from disk. Only the decode
+ * paths (recovery, undo, log, history) load this module, lazily: writing a journal or a record
+ * needs no zod, so a plain one-shot apply never loads it.
+ */
+import { z } from 'zod';
+import type { JournalRecord } from './journal.ts';
+import type { RecordMeta } from './records.ts';
+
+const OwnerSchema = z.object({ mode: z.number().int(), uid: z.number().int(), gid: z.number().int() });
+
+const JournalEntrySchema = z.object({
+  path: z.string(),
+  tempName: z.string().nullable(),
+  trashed: z.boolean(),
+  before: z.object({ offset: z.number().int().nonnegative(), length: z.number().int().nonnegative(), owner: OwnerSchema }).nullable(),
+  afterSha256: z.string().nullable(),
+});
+
+export const JournalRecordSchema: z.ZodType<JournalRecord> = z.object({
+  format: z.literal(1),
+  transactionId: z.string(),
+  root: z.string(),
+  startedAt: z.number(),
+  entries: z.array(JournalEntrySchema),
+  directories: z.array(z.string()),
+  meta: z.unknown().optional(),
+});
+
+const FileChangeSchema = z.object({
+  path: z.string(),
+  fromPath: z.string().optional(),
+  op: z.enum(['add', 'update', 'delete', 'rename']),
+});
+
+export const RecordMetaSchema: z.ZodType<RecordMeta> = z.object({
+  format: z.string(),
+  files: z.array(FileChangeSchema),
+  unit: z.number().int().nonnegative(),
+  units: z.number().int().positive(),
+  undoOf: z.string().optional(),
+});
