@@ -1,14 +1,20 @@
 /**
- * One piscina pool per open workspace, running the engine off the main thread. Each task has
- * a time limit on its own running time (not its wait for a thread): a runaway ends as a typed
- * `timeout` error (data, like any engine error) and piscina replaces the killed thread, so the
- * pool keeps serving.
+ * The engine of one open workspace. Work that is cheap whatever the input (`cost.ts`: a small
+ * patch, small files) runs right here on the main thread, where a worker hop would cost more
+ * than the work. The rest runs on the workspace's piscina pool, one task per step, with memory
+ * and time limits: a task's time limit counts its own running time (not its wait for a
+ * thread), and a runaway ends as a typed `timeout` error (data, like any engine error) while
+ * piscina replaces the killed thread, so the pool keeps serving.
+ *
+ * The pool is warm while the workspace is open: one thread starts with it (the open does not
+ * wait for it) and stays until `close`; threads added under load exit after `idleTimeoutMs`.
  */
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import { engineError, type FileSnapshot, type ParsedPatch, type PatchInput, type Plan, type PlanOptions, type Result } from '../engine/index.ts';
+import { engineError, planPatch, type FileSnapshot, type ParsedPatch, type PatchInput, type Plan, type PlanOptions, type Result } from '../engine/index.ts';
+import { parsesInline, plansInline } from './cost.ts';
 import { createStartFlag, lowerStartFlag, taskStarted } from './taskClock.ts';
-import type { EngineTask, ParseOutput, TaskMessage } from './tasks.ts';
+import { runParse, type EngineTask, type ParseOutput, type TaskMessage } from './tasks.ts';
 
 export interface EnginePoolOptions {
   /** Per-task time limit, counted from the moment a worker starts the task. */
@@ -16,7 +22,7 @@ export interface EnginePoolOptions {
   /** The worker module (a `file:` URL); defaults to `worker.ts`. Tests give one that misbehaves on purpose. */
   readonly workerFile?: string | undefined;
   readonly maxThreads?: number;
-  /** Idle threads beyond the first exit after this long; one stays warm while the pool lives (from its creation, i.e. the workspace's open). */
+  /** Idle threads beyond the first exit after this long; the first stays warm while the pool lives (from its creation, i.e. the workspace's open). */
   readonly idleTimeoutMs?: number;
   readonly maxOldGenerationSizeMb?: number;
   /** A worker that failed outside a task (e.g. could not start). */
@@ -50,16 +56,18 @@ export class EnginePool {
   }
 
   /** Parses patch text or operations and lists the paths the plan needs. */
-  parse(input: PatchInput, signal?: AbortSignal): Promise<Result<ParseOutput>> {
+  async parse(input: PatchInput, signal?: AbortSignal): Promise<Result<ParseOutput>> {
+    if (parsesInline(input)) return runParse(input);
     return this.#run({ kind: 'parse', input }, signal);
   }
 
   /** Plans a parsed patch against the snapshots of the files it names. */
-  plan(parsed: ParsedPatch, files: ReadonlyMap<string, FileSnapshot>, options: PlanOptions, signal?: AbortSignal): Promise<Result<Plan>> {
+  async plan(parsed: ParsedPatch, files: ReadonlyMap<string, FileSnapshot>, options: PlanOptions, signal?: AbortSignal): Promise<Result<Plan>> {
+    if (plansInline(parsed, files)) return planPatch(parsed, files, options);
     return this.#run({ kind: 'plan', parsed, files, options }, signal);
   }
 
-  /** Live worker threads (1 once the pool has been idle for `idleTimeoutMs`). */
+  /** Live worker threads (booting included): one from the start, more under load, one again after `idleTimeoutMs` idle. */
   get threadCount(): number {
     return this.#piscina.threads.length;
   }

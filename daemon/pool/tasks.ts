@@ -1,5 +1,5 @@
-/** The messages between the pool (main thread) and its workers: plain data both ways. */
-import type { FileSnapshot, ParsedPatch, PatchInput, PlanOptions } from '../engine/index.ts';
+/** The engine tasks, run on the main thread or by a worker; their messages are plain data both ways. */
+import { parsePatch, requiredPaths, type FileSnapshot, type ParsedPatch, type PatchInput, type PlanOptions, type Result } from '../engine/index.ts';
 
 /** Parse patch text or operations; the reply names the paths the plan will need. */
 export interface ParseTask {
@@ -21,6 +21,12 @@ export interface ParseOutput {
   readonly parsed: ParsedPatch;
   /** The paths whose snapshots `plan` needs (`requiredPaths`). */
   readonly paths: readonly string[];
+}
+
+export function runParse(input: PatchInput): Result<ParseOutput> {
+  const parsed = parsePatch(input);
+  if (!parsed.ok) return parsed;
+  return { ok: true, value: { parsed: parsed.value, paths: requiredPaths(parsed.value) } };
 }
 
 /**

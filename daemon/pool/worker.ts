@@ -4,9 +4,9 @@
  * half-done work outside its return value.
  */
 import { move, transferableSymbol, valueSymbol } from 'piscina';
-import { parsePatch, planPatch, requiredPaths, type Plan, type PlannedFile, type Result } from '../engine/index.ts';
+import { planPatch, type Plan, type PlannedFile, type Result } from '../engine/index.ts';
 import { raiseStartFlag } from './taskClock.ts';
-import type { EngineTask, ParseOutput, TaskMessage } from './tasks.ts';
+import { runParse, type EngineTask, type TaskMessage } from './tasks.ts';
 
 export default function runEngineTask({ task, started }: TaskMessage): unknown {
   raiseStartFlag(started);
@@ -14,14 +14,8 @@ export default function runEngineTask({ task, started }: TaskMessage): unknown {
 }
 
 export function runTask(task: EngineTask): unknown {
-  if (task.kind === 'parse') return parseTask(task);
+  if (task.kind === 'parse') return runParse(task.input);
   return transferPlan(planPatch(task.parsed, task.files, task.options));
-}
-
-function parseTask(task: Extract<EngineTask, { kind: 'parse' }>): Result<ParseOutput> {
-  const parsed = parsePatch(task.input);
-  if (!parsed.ok) return parsed;
-  return { ok: true, value: { parsed: parsed.value, paths: requiredPaths(parsed.value) } };
 }
 
 /** Sends the new contents back by transfer instead of a copy. */

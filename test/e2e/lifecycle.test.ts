@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import { DaemonExitedError, FORMATS, PatchClient, RpcError } from '../../client/index.ts';
 import { RawDaemon } from '../helpers/rawDaemon.ts';
 import { RUNAWAY_DAEMON } from '../helpers/runawayDaemon.ts';
-import { RUNAWAY_MARKER } from '../helpers/runawayWorker.ts';
+import { RUNAWAY_PATCH } from '../helpers/runawayWorker.ts';
 import { createTempTree } from '../helpers/tempTree.ts';
 
 describe('lifecycle', () => {
@@ -102,7 +102,7 @@ describe('lifecycle', () => {
     using tree = createTempTree({ 'a.txt': 'a\n' });
     const client = await PatchClient.spawn({ daemonArgs: RUNAWAY_DAEMON });
     const workspace = await client.openWorkspace(tree.root);
-    const pending = workspace.apply(`${RUNAWAY_MARKER}\n`);
+    const pending = workspace.apply(RUNAWAY_PATCH);
     const pid = client.pid;
     assert.ok(pid !== undefined);
     setTimeout(() => process.kill(pid, 'SIGKILL'), 200);

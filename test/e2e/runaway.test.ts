@@ -2,7 +2,7 @@
  * Runaway work: the per-task time limit ends a runaway match with a typed `timeout` and the
  * pool keeps serving; client-side time limits and aborts cancel on the daemon. The runaway is
  * the test's own pool worker (test/helpers/runawayWorker.ts), run by a daemon started through
- * test/helpers/runawayDaemon.ts.
+ * test/helpers/runawayDaemon.ts, on a patch too long for the main thread.
  */
 import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
@@ -10,10 +10,9 @@ import { after, before, describe, test } from 'node:test';
 import { PatchClient, RequestAbortedError, RequestTimeoutError, type Workspace } from '../../client/index.ts';
 import { RawDaemon } from '../helpers/rawDaemon.ts';
 import { RUNAWAY_DAEMON } from '../helpers/runawayDaemon.ts';
-import { RUNAWAY_MARKER } from '../helpers/runawayWorker.ts';
+import { RUNAWAY_PATCH as RUNAWAY, runawayFile } from '../helpers/runawayWorker.ts';
 import { createTempTree, type TempTree } from '../helpers/tempTree.ts';
 
-const RUNAWAY = `--- a/a.txt\n+++ b/a.txt\n${RUNAWAY_MARKER}\n`;
 const patchTo = (text: string) => `--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+${text}\n`;
 
 describe('runaway tasks', () => {
@@ -40,6 +39,14 @@ describe('runaway tasks', () => {
     const next = await workspace.apply(patchTo('b'));
     assert.equal(next.status, 'applied', JSON.stringify(next.error));
     assert.equal(tree.text('a.txt'), 'b\n');
+  });
+
+  test('a plan that runs away on a worker (its file is too big for the main thread) ends in a timeout receipt', async () => {
+    tree.write('spin.txt', runawayFile('line\n'));
+    const receipt = await workspace.apply('--- a/spin.txt\n+++ b/spin.txt\n@@ -2 +2 @@\n-line\n+x\n');
+    assert.equal(receipt.status, 'rejected');
+    assert.equal(receipt.error?.code, 'timeout');
+    assert.equal(tree.text('spin.txt'), runawayFile('line\n'));
   });
 
   test('a client-side time limit rejects with RequestTimeoutError and the daemon keeps serving', async () => {

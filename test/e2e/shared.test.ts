@@ -13,7 +13,7 @@ import { describe, test } from 'node:test';
 import { RpcError, type FileChange, type Workspace } from '../../client/index.ts';
 import { daemonArgs } from '../../client/daemonProcess.ts';
 import { RUNAWAY_DAEMON } from '../helpers/runawayDaemon.ts';
-import { RUNAWAY_MARKER } from '../helpers/runawayWorker.ts';
+import { runawayFile } from '../helpers/runawayWorker.ts';
 import { SocketDaemon } from '../helpers/socketDaemon.ts';
 import { createTempTree, sha256 } from '../helpers/tempTree.ts';
 
@@ -118,7 +118,7 @@ describe('a client that vanishes', () => {
   const HOLDER = '--- a/locked.txt\n+++ b/locked.txt\n@@ -1 +1 @@\n-free\n+taken by alice\n--- a/spin.txt\n+++ b/spin.txt\n@@ -2 +2 @@\n-line\n+x\n';
 
   async function startRacing() {
-    const tree = createTempTree({ 'locked.txt': 'free\n', 'spin.txt': `${RUNAWAY_MARKER}\nline\n` });
+    const tree = createTempTree({ 'locked.txt': 'free\n', 'spin.txt': runawayFile('line\n') });
     const daemon = await SocketDaemon.start({ env: { PATCHD_LOG_LEVEL: 'debug' }, args: ['--task-timeout-ms', '60000'], entry: RUNAWAY_DAEMON });
     const alice = await daemon.connect();
     const bob = await daemon.connect();
