@@ -64,10 +64,19 @@ export async function serve(args: readonly string[], wire: Writable, runtime: Pi
   return undefined;
 }
 
+/** The exit code after input that cannot be split into frames (EX_DATAERR): the parent should restart the daemon. */
+export const BROKEN_STREAM_EXIT_CODE = 65;
+
 function serveStdio(registry: WorkspaceRegistry, wire: Writable, log: Logger): void {
-  const stop = stopOnce(registry, log, () => exitAfterFlush(wire));
+  let exitCode = 0;
+  const stop = stopOnce(registry, log, () => exitAfterFlush(wire, exitCode));
   const session = serveConnection({ input: process.stdin, output: wire, registry, log, onExit: () => stop('exit notification') });
-  void session.closed.then(() => stop('input closed'));
+  void session.closed.then(({ brokenStream }) => {
+    if (brokenStream === undefined) return stop('input closed');
+    exitCode = BROKEN_STREAM_EXIT_CODE;
+    log.error('input stream broken: no further frame can be read', { reason: brokenStream, exitCode });
+    stop('input stream broken');
+  });
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => stop(signal));
 }
 
@@ -82,8 +91,8 @@ function parseServeArgs(args: readonly string[]): ServeCommand | 'help' {
   return { settings, socket: values.socket as string | undefined, retention };
 }
 
-/** Exits 0 once queued frames are written (or after a grace period if the wire is broken). */
-function exitAfterFlush(wire: Writable): void {
-  setTimeout(() => process.exit(0), 2_000).unref();
-  wire.end(() => process.exit(0));
+/** Exits once queued frames are written (or after a grace period if the wire is broken). */
+function exitAfterFlush(wire: Writable, code: number): void {
+  setTimeout(() => process.exit(code), 2_000).unref();
+  wire.end(() => process.exit(code));
 }

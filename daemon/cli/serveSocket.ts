@@ -36,7 +36,11 @@ function serveClient(socket: Socket, registry: WorkspaceRegistry, log: Logger): 
   // A client that vanishes resets its socket: that ends its session, never the daemon.
   socket.on('error', (error) => log.debug('client socket error', describeError(error)));
   const session = serveConnection({ input: socket, output: socket, registry, log, onExit: () => socket.end() });
-  void session.closed.then(() => socket.destroy());
+  void session.closed.then(({ brokenStream }) => {
+    // A client whose frames cannot be read any more is dropped; the daemon and its other clients go on.
+    if (brokenStream !== undefined) log.warn('client dropped: its input stream is broken', { reason: brokenStream });
+    socket.destroy();
+  });
 }
 
 function removeSocketFile(path: string): void {

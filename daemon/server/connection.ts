@@ -8,18 +8,20 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import {
-  CancellationTokenSource, createMessageConnection, StreamMessageReader, StreamMessageWriter,
+  CancellationTokenSource, createMessageConnection, StreamMessageWriter,
   type CancellationToken, type Logger as RpcLogger, type MessageConnection, type MessageReader, type MessageWriter,
 } from 'vscode-jsonrpc/node';
 import {
   ApproveRequest, ApproveResultSchema, BatchReceiptProgress, ExitNotification, FileChangedNotification, FileReceiptProgress,
 } from '../../protocol/index.ts';
 import { FrameGuardReader } from './frameGuard.ts';
+import { BrokenStreamError } from './frameSplitter.ts';
 import { PatchdHandlers, type SessionOutput } from './handlers.ts';
 import { describeError, type Logger } from './logger.ts';
 import type { WorkspaceRegistry } from './registry.ts';
 import { createDispatch, type Dispatch } from './router.ts';
 import { toResponseError } from './rpcErrors.ts';
+import { FramedStreamReader } from './streamReader.ts';
 
 export interface ConnectionOptions {
   readonly input: NodeJS.ReadableStream;
@@ -30,9 +32,15 @@ export interface ConnectionOptions {
   readonly onExit: () => void;
 }
 
+/** How a session ended. */
+export interface SessionEnd {
+  /** Set when the input could not be split into frames any more: why (the session then ended like a closed input). */
+  readonly brokenStream: string | undefined;
+}
+
 export interface ServerConnection {
-  /** Resolves once the input closed, requests already read were answered, and this session's workspaces were released. */
-  readonly closed: Promise<void>;
+  /** Resolves once the input closed (or broke), requests already read were answered, and this session's workspaces were released. */
+  readonly closed: Promise<SessionEnd>;
   /** Stops serving (the `closed` promise still resolves). */
   dispose(): void;
 }
@@ -40,15 +48,25 @@ export interface ServerConnection {
 export function serveConnection(options: ConnectionOptions): ServerConnection {
   const { log } = options;
   const writer = new StreamMessageWriter(options.output);
-  const connection = createMessageConnection(guardedReader(options.input, writer, log), writer, rpcLogger(log));
+  const reader = guardedReader(options.input, writer, log);
+  let brokenStream: string | undefined;
+  reader.onError((error) => {
+    if (error instanceof BrokenStreamError) brokenStream = error.message;
+  });
+  const connection = createMessageConnection(reader, writer, rpcLogger(log));
   const handlers = new PatchdHandlers({ registry: options.registry, sessionId: randomUUID(), log, output: sessionOutput(connection, log) });
   const session = new AbortController();
   const inFlight = new Set<Promise<unknown>>();
   routeRequests(connection, createDispatch(handlers), { log, inFlight, session: session.signal });
   connection.onNotification(ExitNotification.type, () => options.onExit());
-  connection.onError(([error]) => log.warn('connection error', describeError(error)));
+  connection.onError(([error]) => {
+    if (!(error instanceof BrokenStreamError)) log.warn('connection error', describeError(error));
+  });
   const ending = endOfSession(session);
-  const closed = ending.ended.then(() => drain(inFlight)).then(() => handlers.dispose());
+  const closed = ending.ended
+    .then(() => drain(inFlight))
+    .then(() => handlers.dispose())
+    .then(() => ({ brokenStream }));
   // A disposed connection fires no close event, so dispose ends the session itself.
   connection.onClose(ending.end);
   connection.listen();
@@ -91,9 +109,9 @@ function sessionOutput(connection: MessageConnection, log: Logger): SessionOutpu
   };
 }
 
-/** Reads frames, answering malformed ones itself (see `frameGuard.ts`). */
+/** Reads frames (see `streamReader.ts`), answering malformed ones itself (see `frameGuard.ts`). */
 function guardedReader(input: NodeJS.ReadableStream, writer: MessageWriter, log: Logger): MessageReader {
-  return new FrameGuardReader(new StreamMessageReader(input), (response) => {
+  return new FrameGuardReader(new FramedStreamReader(input), (response) => {
     writer.write(response).catch((error: unknown) => log.warn('could not answer a malformed frame', describeError(error)));
   });
 }

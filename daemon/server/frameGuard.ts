@@ -1,10 +1,12 @@
 /**
  * Answers frames vscode-jsonrpc would only log: a body that is not JSON gets -32700, JSON that
  * is not a JSON-RPC message gets -32600 (both with `id: null` unless one can be read). The
- * connection keeps reading after either, so one bad frame never kills the daemon.
+ * connection keeps reading after either: a bad body in a sound frame never ends the session
+ * (a broken frame header does, see `streamReader.ts`).
  */
 import { Message, type DataCallback, type Disposable, type MessageReader, type ResponseMessage } from 'vscode-jsonrpc';
 import { RpcErrorCodes } from '../../protocol/index.ts';
+import { UnreadableBodyError } from './streamReader.ts';
 
 export type SendResponse = (response: ResponseMessage) => void;
 
@@ -15,9 +17,8 @@ export class FrameGuardReader implements MessageReader {
   constructor(inner: MessageReader, send: SendResponse) {
     this.#inner = inner;
     this.#send = send;
-    // Stream failures carry a system `code` (EPIPE, …); framing and JSON failures do not.
     inner.onError((error) => {
-      if ((error as { code?: unknown }).code === undefined) send(errorResponse(null, RpcErrorCodes.ParseError, `Parse error: ${error.message}`));
+      if (error instanceof UnreadableBodyError) send(errorResponse(null, RpcErrorCodes.ParseError, error.message));
     });
   }
 

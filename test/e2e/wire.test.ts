@@ -1,8 +1,15 @@
-/** The wire itself, through a raw spawned daemon: bad frames and bad requests get JSON-RPC errors, stdout carries only frames. */
+/**
+ * The wire itself, through a raw spawned daemon: bad frames and bad requests get JSON-RPC errors,
+ * stdout carries only frames, and a stream that cannot be read any more ends the daemon (stdio)
+ * or drops the client (socket), never leaving it alive and deaf.
+ */
 import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { FrameReader, type JsonRpcFrame } from '../helpers/frames.ts';
 import { RawDaemon } from '../helpers/rawDaemon.ts';
+import { SocketDaemon } from '../helpers/socketDaemon.ts';
 import { createTempTree, type TempTree } from '../helpers/tempTree.ts';
 
 describe('wire robustness', () => {
@@ -86,4 +93,101 @@ describe('wire robustness', () => {
       assert.doesNotMatch(JSON.stringify(frame.error ?? {}), /\n\s+at /);
     }
   });
+});
+
+/** The daemon's stderr as log records (every line must be one). */
+function logRecords(stderr: string): { level: string; msg: string; reason?: string }[] {
+  return stderr.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as { level: string; msg: string; reason?: string });
+}
+
+const frame = (body: string): string => `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+const initialize = frame(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }));
+const nextRequest = frame(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'initialize', params: {} }));
+
+/**
+ * Input after which no frame boundary can be found again, each sent right behind a good
+ * request (in the same write) and followed by another: the good one is answered, the daemon
+ * logs one error line saying why and exits 65, never waiting forever on a stream it cannot read.
+ */
+const BROKEN_INPUTS: readonly { readonly name: string; readonly bytes: string | Buffer; readonly reason: RegExp; readonly endInput?: boolean }[] = [
+  { name: 'a frame with no Content-Length', bytes: `Content-Type: application/json\r\n\r\n{}`, reason: /no Content-Length/ },
+  { name: 'a negative Content-Length', bytes: `Content-Length: -5\r\n\r\n{}`, reason: /not a whole number of bytes: "-5"/ },
+  { name: 'a Content-Length that is not a number', bytes: `Content-Length: 12abc\r\n\r\n{}`, reason: /not a whole number/ },
+  { name: 'a header line of garbage', bytes: `Content-Length: 2\r\nthis is not a header\r\n\r\n{}`, reason: /not "Name: value": "this is not a header"/ },
+  { name: 'two Content-Length lines', bytes: `Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}`, reason: /two Content-Length/ },
+  { name: 'a 1 MB header', bytes: `X-Filler: ${'a'.repeat(1024 * 1024)}\r\n\r\n`, reason: /header is longer than 8192 bytes/ },
+  { name: 'a 1 MB header that never ends', bytes: 'b'.repeat(1024 * 1024), reason: /header is longer than 8192 bytes/ },
+  { name: 'a huge declared Content-Length', bytes: `Content-Length: 999999999999\r\n\r\n{`, reason: /Content-Length 999999999999 exceeds the limit of 67108864 bytes/ },
+  {
+    name: 'a body over the 64 MiB bound',
+    bytes: Buffer.concat([Buffer.from(`Content-Length: ${64 * 1024 * 1024 + 1}\r\n\r\n`), Buffer.alloc(1024 * 1024, 0x20)]),
+    reason: /exceeds the limit of 67108864 bytes/,
+  },
+  { name: 'a body longer than its Content-Length', bytes: `Content-Length: 2\r\n\r\n{}{"jsonrpc":"2.0"}`, reason: /not "Name: value"/ },
+  { name: 'input that ends inside a frame', bytes: 'Content-Length: 100\r\n\r\n{"jsonrpc":', reason: /ended inside a frame/, endInput: true },
+];
+
+describe('a broken input stream ends the daemon cleanly', { concurrency: true }, () => {
+  for (const input of BROKEN_INPUTS) {
+    test(`${input.name}: the good frame before it is answered, one error line says why, exit 65`, async () => {
+      const daemon = new RawDaemon();
+      daemon.write(Buffer.concat([Buffer.from(initialize), Buffer.from(input.bytes), Buffer.from(nextRequest)].slice(0, input.endInput === true ? 2 : 3)));
+      if (input.endInput === true) daemon.child.stdin.end();
+      const exit = await daemon.exited;
+      assert.equal(exit.code, 65, daemon.stderr);
+      assert.ok(daemon.frames.some((reply) => reply.id === 1 && reply.result !== undefined), 'the request before the break was answered');
+      assert.ok(!daemon.frames.some((reply) => reply.id === 2), 'nothing after the break was read as a frame');
+      const errors = logRecords(daemon.stderr).filter((record) => record.level === 'error');
+      assert.equal(errors.length, 1, daemon.stderr);
+      assert.match(errors[0]!.msg, /input stream broken/);
+      assert.match(errors[0]!.reason ?? '', input.reason);
+      assert.deepEqual(daemon.violations, []);
+      daemon.child.stdin.destroy();
+    });
+  }
+
+  test('a frame of many MB within the bound is read, and a bad body in a sound frame is not fatal', async () => {
+    const daemon = new RawDaemon();
+    const big = JSON.stringify({ jsonrpc: '2.0', method: 'some/notification', params: { pad: 'é'.repeat(10 * 1024 * 1024) } });
+    daemon.write(Buffer.concat([Buffer.from(frame(big)), Buffer.from(frame('not json')), Buffer.from(initialize)]));
+    await daemon.waitFor((reply) => reply.error?.code === -32700);
+    await daemon.waitFor((reply) => reply.id === 1 && reply.result !== undefined);
+    daemon.child.stdin.end();
+    assert.equal((await daemon.exited).code, 0, daemon.stderr);
+  });
+});
+
+/** A raw client of the shared daemon's socket: the frames it got back, and when the daemon hung up on it. */
+function rawSocketClient(path: string): { readonly socket: net.Socket; readonly frames: JsonRpcFrame[]; readonly hungUp: Promise<void> } {
+  const socket = net.connect(path);
+  const reader = new FrameReader();
+  const frames: JsonRpcFrame[] = [];
+  socket.on('data', (chunk: Buffer) => frames.push(...reader.push(chunk)));
+  socket.on('error', () => {});
+  const hungUp = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  return { socket, frames, hungUp };
+}
+
+test('on the shared socket, a broken client stream drops that client, not the daemon', async () => {
+  await using daemon = await SocketDaemon.start();
+  const bystander = await daemon.connect();
+  const broken = rawSocketClient(daemon.socket);
+  broken.socket.write(`${initialize}Content-Length: -1\r\n\r\n${nextRequest}`);
+  await broken.hungUp;
+  assert.ok(broken.frames.some((reply) => reply.id === 1 && reply.result !== undefined), 'the request before the break was answered');
+  assert.ok(!broken.frames.some((reply) => reply.id === 2));
+  const dropped = await daemon.logged((line) => line.includes('client dropped'));
+  assert.match(dropped, /"level":"warn".*not a whole number of bytes: \\"-1\\"/);
+  const tree = createTempTree({ 'a.txt': 'a\n' });
+  try {
+    const workspace = await bystander.openWorkspace(tree.root);
+    assert.equal((await workspace.read('a.txt')).content, 'a\n');
+    const another = rawSocketClient(daemon.socket);
+    another.socket.write(initialize);
+    while (!another.frames.some((reply) => reply.id === 1)) await new Promise((resolve) => another.socket.once('data', resolve));
+    another.socket.end();
+  } finally {
+    tree[Symbol.dispose]();
+  }
+  assert.ok(!logRecords(daemon.stderr).some((record) => record.level === 'error'), daemon.stderr);
 });

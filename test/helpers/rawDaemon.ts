@@ -36,6 +36,11 @@ export class RawDaemon {
     return this.#reader.leftover;
   }
 
+  /** Sends bytes as they are (a frame, half of one, or anything at all). */
+  write(bytes: string | Buffer): void {
+    this.child.stdin.write(bytes);
+  }
+
   /** Sends one message, framed. */
   send(message: object): void {
     this.sendBody(JSON.stringify(message));
