@@ -37,6 +37,11 @@ export const RpcErrorCodes = {
   InternalError: -32603,
   /** The client cancelled the request (`$/cancelRequest`) before it finished. */
   RequestCancelled: -32800,
+  /**
+   * patchd cannot serve the request because of its own setup — not the request, not a bug:
+   * `data.code` says what (`state_dir_unusable`), `data.hint` how to fix it.
+   */
+  ServerSetup: -32000,
 } as const;
 
 /** Values of `error.data.code` on a JSON-RPC error, telling apart the causes of one numeric code. */
@@ -47,6 +52,8 @@ export const RPC_ERROR_DATA_CODES = [
   'unknown_workspace',
   /** -32602: the root passed to `workspace/open` is not an existing directory. */
   'bad_root',
+  /** -32000: the daemon cannot create or use the workspace's state directory (journals, undo records); see `data.hint`. */
+  'state_dir_unusable',
   /** -32600: a request arrived after `shutdown`. */
   'shutting_down',
 ] as const;

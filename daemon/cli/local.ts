@@ -7,7 +7,7 @@ import type { ApplyContext } from '../server/applyPatch.ts';
 import { createLogger, describeError, type Logger } from '../server/logger.ts';
 import { failureOf, ReceiptDraft } from '../server/receipts.ts';
 import { resolveRoot } from '../workspace/stateDir.ts';
-import { stateDirFor, Workspace, WorkspaceRootError } from '../workspace/workspace.ts';
+import { StateDirError, stateDirFor, Workspace, WorkspaceRootError } from '../workspace/workspace.ts';
 import type { Receipt } from '../../protocol/receipt.ts';
 import type { FormatName } from '../engine/types.ts';
 import { UsageError } from './args.ts';
@@ -40,8 +40,9 @@ async function openWorkspace(directory: string, stateRoot: string, log: Logger):
     return await Workspace.open(root, { stateDir, maxWatchedPaths: 0, onError: (error) => log.warn('workspace error', describeError(error)) });
   } catch (error) {
     if (error instanceof WorkspaceRootError) throw new UsageError(error.message);
-    if (!(error instanceof Error && 'code' in error)) throw error;
-    throw new UsageError(`cannot use the state directory ${stateDir}: ${fsReason(error)} (choose another with --state-dir or PATCHD_STATE_DIR)`);
+    if (!(error instanceof StateDirError)) throw error;
+    const reason = error.cause === undefined ? error.reason : fsReason(error.cause);
+    throw new UsageError(`cannot use the state directory ${stateDir}: ${reason} (choose another with --state-dir or PATCHD_STATE_DIR)`);
   }
 }
 

@@ -13,12 +13,6 @@ export class UnknownWorkspaceError extends Error {
   }
 }
 
-/** The root given to `workspace/open` is not an existing directory. */
-export class BadRootError extends Error {
-  override readonly name = 'BadRootError';
-  readonly code = 'bad_root';
-}
-
 /** No handler for the method. */
 export class MethodNotFoundError extends Error {
   override readonly name = 'MethodNotFoundError';

@@ -6,12 +6,11 @@
  * disconnects. Outside changes to a file go to the sessions that read or patched it.
  */
 import { randomUUID } from 'node:crypto';
-import { realpath, stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import type { FileChangedParams } from '../../protocol/index.ts';
 import type { EnginePool } from '../pool/pool.ts';
+import { resolveRoot } from '../workspace/stateDir.ts';
 import type { RecoveryReport, Workspace } from '../workspace/workspace.ts';
-import { BadRootError, UnknownWorkspaceError } from './failures.ts';
+import { UnknownWorkspaceError } from './failures.ts';
 import { FileSubscribers } from './subscribers.ts';
 
 /** An open workspace and the pool that runs its engine work. */
@@ -146,15 +145,4 @@ export class WorkspaceRegistry {
     this.#byRoot.delete(entry.key);
     await Promise.allSettled([entry.pool.close(), entry.workspace.close()]);
   }
-}
-
-/** The realpath of an existing directory, else `BadRootError`. */
-async function resolveRoot(root: string): Promise<string> {
-  try {
-    const real = await realpath(resolve(root));
-    if ((await stat(real)).isDirectory()) return real;
-  } catch {
-    // reported below
-  }
-  throw new BadRootError(`The workspace root ${JSON.stringify(root)} is not an existing directory.`);
 }

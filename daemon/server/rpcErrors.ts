@@ -1,12 +1,14 @@
 /**
  * The one place failures become JSON-RPC errors. Invalid params, unknown workspaces and bad
- * roots are -32602 (with `data.code`), unknown methods -32601, anything unexpected -32603 with
- * a plain message — the stack goes to the log, never onto the wire.
+ * roots are -32602 (with `data.code`), unknown methods -32601, an unusable state dir -32000
+ * (the daemon's setup, with a hint), anything unexpected -32603 with a plain message — the
+ * stack goes to the log, never onto the wire.
  */
 import { ResponseError } from 'vscode-jsonrpc';
 import { ZodError } from 'zod';
 import { ERROR_HINTS, RpcErrorCodes, type RpcErrorData } from '../../protocol/index.ts';
 import { TaskCancelledError } from '../pool/pool.ts';
+import { StateDirError } from '../workspace/stateDir.ts';
 import {
   FileRequestError, MethodNotFoundError, RequestCancelledError, ShuttingDownError, UnknownTransactionError, UnknownWorkspaceError,
 } from './failures.ts';
@@ -17,6 +19,10 @@ export function toResponseError(error: unknown, log: Logger): ResponseError<RpcE
   if (error instanceof ZodError) return invalidParams(`Invalid params: ${summarizeIssues(error)}`, { code: 'invalid_params', issues: issuesOf(error) });
   if (error instanceof UnknownWorkspaceError) return invalidParams(error.message, { code: 'unknown_workspace' });
   if (hasCode(error, 'bad_root')) return invalidParams(error.message, { code: 'bad_root' });
+  if (error instanceof StateDirError) {
+    log.error('state directory unusable', { stateDir: error.stateDir, error: error.message });
+    return new ResponseError(RpcErrorCodes.ServerSetup, error.message, { code: error.code, hint: error.hint });
+  }
   if (error instanceof UnknownTransactionError) return invalidParams(error.message, { code: 'unknown_transaction', hint: ERROR_HINTS.unknown_transaction });
   if (error instanceof FileRequestError) return fileError(error);
   if (error instanceof MethodNotFoundError) return new ResponseError(RpcErrorCodes.MethodNotFound, error.message);

@@ -8,20 +8,37 @@ import os from 'node:os';
 import path from 'node:path';
 import { isInside } from './guard.ts';
 
-/** The root is missing or not a directory, or the state dir is unusable. */
+/** The root is missing or not a directory: the caller named a wrong root. */
 export class WorkspaceRootError extends Error {
+  override readonly name = 'WorkspaceRootError';
   readonly code = 'bad_root';
 }
 
-/** The realpath of an existing directory. */
+/** How to fix an unusable state dir (the daemon's setup, not the client's request, is at fault). */
+export const STATE_DIR_HINT =
+  'patchd keeps journals and undo records in a state directory outside the workspace. Start it with a state root that this user owns and can write, outside the workspace: --state-dir DIR or PATCHD_STATE_DIR.';
+
+/** The workspace's state dir cannot be created or used. */
+export class StateDirError extends Error {
+  override readonly name = 'StateDirError';
+  readonly code = 'state_dir_unusable';
+  readonly hint = STATE_DIR_HINT;
+  constructor(readonly stateDir: string, readonly reason: string, options?: ErrorOptions) {
+    super(`patchd cannot use the state directory ${stateDir}: ${reason}.`, options);
+  }
+}
+
+/** The realpath of an existing directory, else `WorkspaceRootError`: the one place a root is resolved. */
 export async function resolveRoot(root: string): Promise<string> {
   let real: string;
+  let isDirectory: boolean;
   try {
     real = await realpath(path.resolve(root));
+    isDirectory = (await stat(real)).isDirectory();
   } catch {
     throw new WorkspaceRootError(`The workspace root ${root} does not exist.`);
   }
-  if (!(await stat(real)).isDirectory()) throw new WorkspaceRootError(`The workspace root ${root} is not a directory.`);
+  if (!isDirectory) throw new WorkspaceRootError(`The workspace root ${root} is not a directory.`);
   return real;
 }
 
@@ -30,17 +47,30 @@ export function stateDirFor(root: string, base = path.join(os.tmpdir(), 'patchd-
   return path.join(base, createHash('sha256').update(root).digest('hex').slice(0, 16));
 }
 
-/** Creates (mode 0700) and checks the state dir: outside the root, a directory, ours. Returns its realpath. */
+/** Creates (mode 0700) and checks the state dir: outside the root, a directory, ours. Returns its realpath, else `StateDirError`. */
 export async function prepareStateDir(root: string, requested: string | undefined): Promise<string> {
   const wanted = requested === undefined ? stateDirFor(root) : path.resolve(requested);
-  const outsideError = new WorkspaceRootError('The state directory must be outside the workspace root.');
-  if (isInside(root, wanted)) throw outsideError;
-  await mkdir(wanted, { recursive: true, mode: 0o700 });
-  const real = await realpath(wanted);
-  if (isInside(root, real)) throw outsideError;
+  const inside = `it is inside the workspace ${root}`;
+  if (isInside(root, wanted)) throw new StateDirError(wanted, inside);
+  const real = await createOwnDirectory(wanted);
+  if (isInside(root, real)) throw new StateDirError(wanted, inside);
   // A shared tmp dir: refuse a state dir someone else planted for us.
-  const stats = await lstat(real);
+  const stats = await lstat(real).catch((error: unknown) => Promise.reject(unusable(wanted, error)));
   const uid = process.getuid?.();
-  if (!stats.isDirectory() || (uid !== undefined && stats.uid !== uid)) throw new WorkspaceRootError(`The state directory ${real} is not a directory owned by this user.`);
+  if (!stats.isDirectory() || (uid !== undefined && stats.uid !== uid)) throw new StateDirError(real, 'it is not a directory owned by this user');
   return real;
+}
+
+async function createOwnDirectory(wanted: string): Promise<string> {
+  try {
+    await mkdir(wanted, { recursive: true, mode: 0o700 });
+    return await realpath(wanted);
+  } catch (error) {
+    throw unusable(wanted, error);
+  }
+}
+
+/** A filesystem failure on the state dir, in the words of the system call (`EACCES: permission denied, mkdir '…'`). */
+export function unusable(stateDir: string, error: unknown): StateDirError {
+  return new StateDirError(stateDir, error instanceof Error ? error.message : String(error), { cause: error });
 }

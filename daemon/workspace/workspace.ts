@@ -37,11 +37,11 @@ import { CachedReader } from './reads.ts';
 import { compareKeys, RecordStore, type LoadedRecord } from './records.ts';
 import { recoverAbandonedJournals, type RecoveryReport } from './recovery.ts';
 import { DEFAULT_RETENTION, pruneHistory, type Retention } from './retention.ts';
-import { prepareStateDir, resolveRoot } from './stateDir.ts';
+import { prepareStateDir, resolveRoot, unusable } from './stateDir.ts';
 import { DEFAULT_MAX_WATCHED_PATHS } from './watcher.ts';
 
 export { sha256Hex, versionFromSha256 } from './files.ts';
-export { WorkspaceRootError, stateDirFor } from './stateDir.ts';
+export { StateDirError, WorkspaceRootError, stateDirFor } from './stateDir.ts';
 export type { CommitOptions, CommitOutcome } from './commit.ts';
 export type { CommitHooks } from './context.ts';
 export type { FileChange } from './changes.ts';
@@ -141,7 +141,7 @@ export class Workspace {
     const journals = new JournalStore(stateDir, syncer, disk);
     const records = new RecordStore(stateDir, syncer, disk);
     const log = new CommitLog(stateDir, syncer, disk, records);
-    await Promise.all([journals.prepare(), records.prepare(), log.prepare()]);
+    await Promise.all([journals.prepare(), records.prepare(), log.prepare()]).catch((error: unknown) => Promise.reject(unusable(stateDir, error)));
     const guard = new PathGuard(realRoot, { allowGitDir: options.allowGitDir });
     const context: WorkspaceContext = { root: realRoot, stateDir, guard, syncer, journals, log, records, disk, hooks: options.hooks ?? {} };
     await log.recoverAbandoned(journals);

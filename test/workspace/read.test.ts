@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import test from 'node:test';
 import { LIMITS } from '../../daemon/engine/limits.ts';
-import { Workspace, WorkspaceRootError, sha256Hex } from '../../daemon/workspace/workspace.ts';
+import { StateDirError, Workspace, WorkspaceRootError, sha256Hex } from '../../daemon/workspace/workspace.ts';
 import { encode, planOf, updateFile, withSandbox } from './fixtures.ts';
 
 test('open realpaths the root and refuses a missing root or a file', async () => {
@@ -22,9 +22,9 @@ test('open realpaths the root and refuses a missing root or a file', async () =>
 
 test('the state dir must be outside the tree; the default lives under os.tmpdir()', async () => {
   await withSandbox({}, async (sandbox) => {
-    await assert.rejects(Workspace.open(sandbox.root, { stateDir: path.join(sandbox.root, '.patchd') }), WorkspaceRootError);
+    await assert.rejects(Workspace.open(sandbox.root, { stateDir: path.join(sandbox.root, '.patchd') }), StateDirError);
     await symlink(path.join(sandbox.root), path.join(sandbox.outside, 'state-alias'));
-    await assert.rejects(Workspace.open(sandbox.root, { stateDir: path.join(sandbox.outside, 'state-alias', 'state') }), WorkspaceRootError);
+    await assert.rejects(Workspace.open(sandbox.root, { stateDir: path.join(sandbox.outside, 'state-alias', 'state') }), StateDirError);
     const workspace = await Workspace.open(sandbox.root);
     try {
       assert.ok(workspace.stateDir.startsWith(path.join(await realpath(os.tmpdir()), 'patchd-state') + path.sep));
