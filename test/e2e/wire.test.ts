@@ -127,7 +127,7 @@ const BROKEN_INPUTS: readonly { readonly name: string; readonly bytes: string | 
   { name: 'input that ends inside a frame', bytes: 'Content-Length: 100\r\n\r\n{"jsonrpc":', reason: /ended inside a frame/, endInput: true },
 ];
 
-describe('a broken input stream ends the daemon cleanly', { concurrency: true }, () => {
+describe('a broken input stream ends the daemon cleanly', { concurrency: 3 }, () => {
   for (const input of BROKEN_INPUTS) {
     test(`${input.name}: the good frame before it is answered, one error line says why, exit 65`, async () => {
       const daemon = new RawDaemon();

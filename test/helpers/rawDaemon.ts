@@ -12,6 +12,7 @@ export class RawDaemon {
   readonly child: ChildProcessWithoutNullStreams;
   /** Every frame read from stdout, in order. */
   readonly frames: JsonRpcFrame[] = [];
+  /** Resolves once the daemon exited and its output is all read. */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   stderr = '';
   readonly #reader = new FrameReader();
@@ -20,7 +21,8 @@ export class RawDaemon {
   /** `args`: how to start the daemon up to `serve` (e.g. `RUNAWAY_DAEMON`). */
   constructor(env: NodeJS.ProcessEnv = {}, args: readonly string[] = daemonArgs()) {
     this.child = spawn(process.execPath, args, { stdio: 'pipe', env: { ...process.env, ...env } });
-    this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({ code, signal })));
+    // 'close', not 'exit': by then every byte the daemon wrote to stdout has been read into `frames`.
+    this.exited = new Promise((resolve) => this.child.once('close', (code, signal) => resolve({ code, signal })));
     this.child.stdout.on('data', (chunk: Buffer) => this.#onStdout(chunk));
     this.child.stderr.setEncoding('utf8').on('data', (text: string) => (this.stderr += text));
     this.child.stdin.on('error', () => {});
@@ -58,17 +60,21 @@ export class RawDaemon {
     return this.waitFor((frame) => frame.id === id && frame.method === undefined);
   }
 
-  /** The first frame (already read or still to come) that matches. */
-  async waitFor(match: (frame: JsonRpcFrame) => boolean, timeoutMs = 20_000): Promise<JsonRpcFrame> {
-    const deadline = Date.now() + timeoutMs;
+  /**
+   * The first frame (already read or still to come) that matches; rejects if the daemon exits
+   * without sending one. No clock of its own: a slow machine only makes it wait longer.
+   */
+  async waitFor(match: (frame: JsonRpcFrame) => boolean): Promise<JsonRpcFrame> {
+    let exited = false;
+    void this.exited.then(() => {
+      exited = true;
+      for (const wake of this.#waiters.splice(0)) wake();
+    });
     for (;;) {
       const found = this.frames.find(match);
       if (found !== undefined) return found;
-      if (Date.now() > deadline) throw new Error(`no matching frame within ${timeoutMs} ms; stderr:\n${this.stderr}`);
-      await new Promise<void>((resolve) => {
-        this.#waiters.push(resolve);
-        setTimeout(resolve, 100);
-      });
+      if (exited) throw new Error(`the daemon exited without a matching frame; stderr:\n${this.stderr}`);
+      await new Promise<void>((resolve) => this.#waiters.push(resolve));
     }
   }
 
