@@ -30,5 +30,6 @@ export const ERROR_HINTS = {
   declined: 'The user declined the patch (or did not answer in time). Ask what they want changed before sending another.',
   unknown_transaction: 'No committed transaction of this workspace has that id (or it is past retention); list them with transaction/list.',
   io_error: 'The filesystem refused the change. Nothing was written; check the path and retry.',
+  rollback_incomplete: 'The commit failed and so did rolling it back: some files may still hold this patch\'s content. patchd finishes the rollback the next time it opens this workspace (once every client closed it, or on restart); re-read files before patching them again.',
   internal_error: 'patchd hit an internal fault (a bug); please report it with the daemon log. The receipt lists what is known to be written.',
 } as const;

@@ -191,7 +191,8 @@ async function abandon(context: WorkspaceContext, journal: Journal, chunks: read
   } catch (error) {
     await context.journals.keep(`orphan-${journalName}`, chunks).then(() => context.log.cancelled(intent)).catch(() => undefined);
     const message = `${cause.message} Rolling back also failed (${toEngineError(error).message}); it will finish when the workspace is next opened.`;
-    return engineError('io_error', message, { path: cause.path });
+    // Not io_error: its hint promises that nothing was written.
+    return engineError('rollback_incomplete', message, { path: cause.path });
   }
   const keptAside = conflicts.length === 0 ? Promise.resolve() : context.journals.keep(`${journalName}.conflict`, chunks);
   // A cancel that cannot be logged leaves the intent to recovery, which finds the tree at its pre-image.

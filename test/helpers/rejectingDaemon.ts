@@ -1,0 +1,20 @@
+/**
+ * `patchd serve` that, on SIGUSR2, leaves a promise rejection unhandled — standing in for a bug
+ * in patchd, injected from the test and never from the product. Spawn it with
+ * `REJECTING_DAEMON` in place of the daemon's own entry; argv after it is `serve`'s.
+ */
+import { fileURLToPath } from 'node:url';
+import { claimStdout } from '../../daemon/server/stdoutGuard.ts';
+
+export const REJECTING_DAEMON: readonly string[] = ['--import', import.meta.resolve('tsx'), fileURLToPath(import.meta.url), 'serve'];
+
+/** The reason the injected rejection carries. */
+export const INJECTED_REASON = 'a rejection nobody handles (injected by the test)';
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const wire = claimStdout();
+  const { serve } = await import('../../daemon/cli/serve.ts');
+  const failed = await serve(process.argv.slice(3), wire);
+  if (failed !== undefined) process.exit(failed);
+  process.on('SIGUSR2', () => void Promise.reject(new Error(INJECTED_REASON)));
+}
