@@ -6,7 +6,7 @@ import { RawDaemon } from '../helpers/rawDaemon.ts';
 import { INJECTED_REASON, REJECTING_DAEMON } from '../helpers/rejectingDaemon.ts';
 
 test('an unhandled rejection ends the daemon with exit 70 and one log line saying what it was', async () => {
-  const daemon = new RawDaemon({}, REJECTING_DAEMON);
+  await using daemon = new RawDaemon({}, REJECTING_DAEMON);
   assert.ok((await daemon.request(1, 'initialize', {})).result !== undefined, 'the daemon serves first');
   daemon.child.kill('SIGUSR2');
   const exit = await daemon.exited;

@@ -127,10 +127,13 @@ const BROKEN_INPUTS: readonly { readonly name: string; readonly bytes: string | 
   { name: 'input that ends inside a frame', bytes: 'Content-Length: 100\r\n\r\n{"jsonrpc":', reason: /ended inside a frame/, endInput: true },
 ];
 
+/** A safety net only (a hung daemon must fail the test, not stall the suite); nothing here is timed. */
+const HANG_GUARD = { timeout: 300_000 };
+
 describe('a broken input stream ends the daemon cleanly', { concurrency: 3 }, () => {
   for (const input of BROKEN_INPUTS) {
-    test(`${input.name}: the good frame before it is answered, one error line says why, exit 65`, async () => {
-      const daemon = new RawDaemon();
+    test(`${input.name}: the good frame before it is answered, one error line says why, exit 65`, HANG_GUARD, async () => {
+      await using daemon = new RawDaemon();
       daemon.write(Buffer.concat([Buffer.from(initialize), Buffer.from(input.bytes), Buffer.from(nextRequest)].slice(0, input.endInput === true ? 2 : 3)));
       if (input.endInput === true) daemon.child.stdin.end();
       const exit = await daemon.exited;
@@ -142,12 +145,11 @@ describe('a broken input stream ends the daemon cleanly', { concurrency: 3 }, ()
       assert.match(errors[0]!.msg, /input stream broken/);
       assert.match(errors[0]!.reason ?? '', input.reason);
       assert.deepEqual(daemon.violations, []);
-      daemon.child.stdin.destroy();
     });
   }
 
-  test('a frame of many MB within the bound is read, and a bad body in a sound frame is not fatal', async () => {
-    const daemon = new RawDaemon();
+  test('a frame of many MB within the bound is read, and a bad body in a sound frame is not fatal', HANG_GUARD, async () => {
+    await using daemon = new RawDaemon();
     const big = JSON.stringify({ jsonrpc: '2.0', method: 'some/notification', params: { pad: 'é'.repeat(10 * 1024 * 1024) } });
     daemon.write(Buffer.concat([Buffer.from(frame(big)), Buffer.from(frame('not json')), Buffer.from(initialize)]));
     await daemon.waitFor((reply) => reply.error?.code === -32700);
@@ -168,7 +170,7 @@ function rawSocketClient(path: string): { readonly socket: net.Socket; readonly 
   return { socket, frames, hungUp };
 }
 
-test('on the shared socket, a broken client stream drops that client, not the daemon', async () => {
+test('on the shared socket, a broken client stream drops that client, not the daemon', HANG_GUARD, async () => {
   await using daemon = await SocketDaemon.start();
   const bystander = await daemon.connect();
   const broken = rawSocketClient(daemon.socket);

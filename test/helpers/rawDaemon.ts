@@ -8,7 +8,7 @@ import { FrameReader, type JsonRpcFrame } from './frames.ts';
 
 export type { JsonRpcFrame } from './frames.ts';
 
-export class RawDaemon {
+export class RawDaemon implements AsyncDisposable {
   readonly child: ChildProcessWithoutNullStreams;
   /** Every frame read from stdout, in order. */
   readonly frames: JsonRpcFrame[] = [];
@@ -26,6 +26,12 @@ export class RawDaemon {
     this.child.stdout.on('data', (chunk: Buffer) => this.#onStdout(chunk));
     this.child.stderr.setEncoding('utf8').on('data', (text: string) => (this.stderr += text));
     this.child.stdin.on('error', () => {});
+  }
+
+  /** Kills the daemon if it still runs (a failed test must not leave it holding the test process open). */
+  async [Symbol.asyncDispose](): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+    await this.exited;
   }
 
   /** Descriptions of stdout bytes that were not a well-formed frame. */
