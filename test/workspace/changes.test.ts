@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { sha256Hex, type FileChange, type Workspace } from '../../daemon/workspace/workspace.ts';
 import { encode, planOf, snapshotAndCommit, updateFile, withSandbox } from './fixtures.ts';
 
-/** Records every change the workspace reports; `next` waits (bounded) for one on `path`. */
+/** Records every change the workspace reports; `next` waits for one on `path`. */
 function recordChanges(workspace: Workspace) {
   const seen: FileChange[] = [];
   const waiters: (() => void)[] = [];
@@ -18,7 +18,8 @@ function recordChanges(workspace: Workspace) {
     seen.push(change);
     waiters.splice(0).forEach((wake) => wake());
   });
-  const next = async (path: string, timeoutMs = 5_000): Promise<FileChange> => {
+  // The bound is a hang guard for a change that never comes, far beyond any machine's delay; nothing is timed.
+  const next = async (path: string, timeoutMs = 120_000): Promise<FileChange> => {
     const deadline = Date.now() + timeoutMs;
     for (let from = seen.length; ; ) {
       const found = seen.slice(from).find((change) => change.path === path);
@@ -95,7 +96,10 @@ test('the workspace\'s own commits are never reported as outside changes', async
     const changes = recordChanges(workspace);
     try {
       assert.ok((await workspace.read('b.txt')).ok);
+      // Under the path's lock, as the server commits: a re-check then waits for the commit, however slow the disk.
+      const lease = await workspace.lock(['a.txt']);
       const outcome = await snapshotAndCommit(workspace, planOf(updateFile('a.txt', 'ours\n')));
+      lease.release();
       assert.equal(outcome.status, 'applied');
       // An outside write to b after our commit to a: once b is reported, a's own event has been re-checked too.
       writeFileSync(path.join(sandbox.root, 'b.txt'), 'theirs\n');
