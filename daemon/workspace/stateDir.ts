@@ -51,7 +51,8 @@ export function stateDirFor(root: string, base = path.join(os.tmpdir(), 'patchd-
 export async function prepareStateDir(root: string, requested: string | undefined): Promise<string> {
   const wanted = requested === undefined ? stateDirFor(root) : path.resolve(requested);
   const inside = `it is inside the workspace ${root}`;
-  if (isInside(root, wanted)) throw new StateDirError(wanted, inside);
+  // Checked before mkdir, through any symlink on the way, so nothing is ever created in the tree.
+  if (isInside(root, wanted) || isInside(root, await throughLinks(wanted))) throw new StateDirError(wanted, inside);
   const real = await createOwnDirectory(wanted);
   if (isInside(root, real)) throw new StateDirError(wanted, inside);
   // A shared tmp dir: refuse a state dir someone else planted for us.
@@ -59,6 +60,17 @@ export async function prepareStateDir(root: string, requested: string | undefine
   const uid = process.getuid?.();
   if (!stats.isDirectory() || (uid !== undefined && stats.uid !== uid)) throw new StateDirError(real, 'it is not a directory owned by this user');
   return real;
+}
+
+/** `wanted` with its longest existing ancestor realpath'ed. */
+async function throughLinks(wanted: string): Promise<string> {
+  for (let existing = wanted; ; existing = path.dirname(existing)) {
+    try {
+      return path.join(await realpath(existing), path.relative(existing, wanted));
+    } catch {
+      if (existing === path.dirname(existing)) return wanted;
+    }
+  }
 }
 
 async function createOwnDirectory(wanted: string): Promise<string> {

@@ -6,7 +6,7 @@
  */
 import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
-import { chmodSync, chownSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { PatchClient, RpcError } from '../../client/index.ts';
@@ -68,6 +68,20 @@ describe('an unusable state dir', () => {
       assert.equal((await workspace.read('a.txt')).content, 'a\n');
     });
   }
+
+  test('a state root reached through a symlink into the workspace is refused before anything is made there', async () => {
+    using tree = createTempTree({ 'a.txt': 'a\n' });
+    symlinkSync(tree.root, join(tree.outside, 'link'));
+    const before = tree.fingerprint();
+    await using client = await PatchClient.spawn({ env: { ...process.env, PATCHD_STATE_DIR: join(tree.outside, 'link', 'state') } });
+    await assert.rejects(client.openWorkspace(tree.root), (error: unknown) => {
+      assert.ok(error instanceof RpcError);
+      assert.equal(error.data?.code, 'state_dir_unusable');
+      assert.match(error.message, /inside the workspace/);
+      return true;
+    });
+    assert.equal(tree.fingerprint(), before, 'no state dir was made in the workspace');
+  });
 
   test('a state dir inside the workspace is state_dir_unusable, and a missing root is still bad_root', async () => {
     using tree = createTempTree({ 'a.txt': 'a\n' });
