@@ -106,13 +106,12 @@ describe('lifecycle', () => {
     const pid = client.pid;
     assert.ok(pid !== undefined);
     setTimeout(() => process.kill(pid, 'SIGKILL'), 200);
-    const started = Date.now();
+    // DaemonExitedError, not RequestTimeoutError (60 s): the call failed because the daemon died, not by waiting it out.
     await assert.rejects(pending, (error: unknown) => {
       assert.ok(error instanceof DaemonExitedError, String(error));
       assert.equal(error.signal, 'SIGKILL');
       return true;
     });
-    assert.ok(Date.now() - started < 5_000);
     await assert.rejects(workspace.read('a.txt'), DaemonExitedError);
     await client.close();
   });

@@ -188,8 +188,8 @@ test('raw: stdout carries only MCP frames, a request sent as stdin closes is ans
   send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'apply_patch', arguments: { patch: '--- a/a.txt\n+++ b/a.txt\n@@\n-one\n+two\n' } } });
   await patched;
   child.stdin.end(`${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'read_file', arguments: { path: 'a.txt' } } })}\n`);
-  // patchd mcp exits at most 2.5 s after stdin closes (DESIGN: within 3 s); 10 s here only stops a hung child.
-  const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  // patchd mcp exits at most 2.5 s after stdin closes (DESIGN: within 3 s); 60 s here only stops a hung child, however loaded the machine.
+  const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
   const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
   clearTimeout(killer);
   assert.deepEqual({ code, signal }, { code: 0, signal: null });
@@ -211,7 +211,7 @@ test('raw: SIGTERM (how hosts stop a server) closes the workspace and exits 0', 
   child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`);
   await initialized;
   child.kill('SIGTERM');
-  const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
   const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
   clearTimeout(killer);
   assert.deepEqual({ code, signal }, { code: 0, signal: null });

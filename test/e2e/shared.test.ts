@@ -33,7 +33,8 @@ function changesOf(workspace: Workspace) {
     seen.push(change);
     wake?.();
   });
-  const next = async (count: number, timeoutMs = 5_000): Promise<FileChange[]> => {
+  // The bound only stops a wait for a notification that never comes; nothing is timed.
+  const next = async (count: number, timeoutMs = 120_000): Promise<FileChange[]> => {
     const timer = setTimeout(() => wake?.(), timeoutMs);
     const deadline = Date.now() + timeoutMs;
     while (seen.length < count && Date.now() < deadline) await new Promise<void>((resolve) => (wake = resolve));

@@ -8,6 +8,9 @@ import { fromText, hunksOf, parserHarness } from '../helpers/parserHarness.ts';
 import type { Hunk } from '../../daemon/engine/types.ts';
 import { parseUnified } from '../../daemon/engine/unified.ts';
 
+/** A limit only a catastrophic (quadratic or worse) parse reaches, however loaded the machine; speed itself is measured by `npm run bench`. */
+const NOT_CATASTROPHIC = { timeout: 60_000 };
+
 const patch = (...lines: string[]) => `${lines.join('\n')}\n`;
 
 const harness = parserHarness(fromText(parseUnified));
@@ -642,35 +645,31 @@ describe('limits', () => {
     assert.deepEqual(result.error.limit, { name: 'maxFiles', max: LIMITS.maxFiles, actual: LIMITS.maxFiles + 1 });
   });
 
-  test('100,000 hunks are refused quickly', () => {
+  // A parse gone quadratic takes minutes here: the time limit catches that; how fast it is belongs to `npm run bench`.
+  test('100,000 hunks are refused', NOT_CATASTROPHIC, () => {
     const lines = ['--- a/x', '+++ b/x'];
     for (let index = 0; index < 100_000; index++) lines.push('@@', '-a', '+b');
-    const started = performance.now();
     const result = parseUnified(lines);
     assert.ok(!result.ok && result.error.code === 'limit_exceeded');
-    assert.ok(performance.now() - started < 1000);
   });
 });
 
 describe('robustness', () => {
-  test('linear time on a large patch full of --- / +++ lookalikes', () => {
+  test('a large patch full of --- / +++ lookalikes parses, without blowing up', NOT_CATASTROPHIC, () => {
     const body: string[] = [];
     for (let index = 0; index < 50_000; index++) body.push('--- removed', '+++ added');
     const lines = ['--- a/x', '+++ b/x', '@@ -1,50000 +1,50000 @@', ...body];
-    const started = performance.now();
     const result = parseUnified(lines);
     assert.ok(result.ok, result.ok ? '' : result.error.message);
     assert.equal(result.value.files.length, 1);
-    assert.ok(performance.now() - started < 2000, 'took too long');
   });
 
-  test('linear time on a long run of prose after many short hunks', () => {
+  test('a long run of prose after many short hunks is refused, without blowing up', NOT_CATASTROPHIC, () => {
     const lines = ['--- a/x', '+++ b/x'];
     for (let index = 0; index < 5_000; index++) lines.push('@@', '-a', '+b', 'prose');
     for (let index = 0; index < 50_000; index++) lines.push('more prose');
-    const started = performance.now();
-    parseUnified(lines);
-    assert.ok(performance.now() - started < 2000, 'took too long');
+    const result = parseUnified(lines);
+    assert.ok(!result.ok && result.error.code === 'parse_error', 'prose inside a hunk is refused');
   });
 
   test('never throws, always returns a Result', () => {
