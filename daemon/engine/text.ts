@@ -1,7 +1,8 @@
 /**
  * A file as text plus line offsets, keeping what must survive a rewrite: BOM, each line's
  * ending, final newline. Lines are sliced on demand, so a hunk near its hint costs only its
- * own lines.
+ * own lines; an ASCII file (the common case) is not even decoded: its line breaks are found
+ * in its bytes, and a line is decoded when it is read.
  *
  * Line endings (DESIGN, Matching → Line endings): a line ends in CRLF when a CR stands right
  * before its LF, in LF otherwise; the file's last line may have no ending. A CR anywhere else
@@ -26,7 +27,7 @@ export interface TextFile {
   readonly crlfCount: number;
   /** An empty file counts as ending with a newline. */
   readonly finalNewline: boolean;
-  /** The content without its BOM. */
+  /** The content without its BOM (an ASCII file's is decoded from its bytes the first time it is read). */
   readonly text: string;
   /** Offset in `text` where each line starts; its length is the number of lines. */
   readonly starts: Int32Array;
@@ -40,11 +41,14 @@ export type Piece = { readonly from: number; readonly to: number } | string;
 const BOM = '\uFEFF';
 const BOM_BYTES = 3;
 const CR = 13;
+const LF = 10;
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const encoder = new TextEncoder();
 
 /** Decodes UTF-8 bytes; NUL bytes or invalid UTF-8 are `binary_file`. */
 export function decodeText(bytes: Uint8Array, path: string): Result<TextFile> {
+  const ascii = indexAsciiBytes(bytes);
+  if (ascii !== undefined) return ok(ascii);
   let text: string;
   try {
     text = utf8.decode(bytes);
@@ -54,8 +58,110 @@ export function decodeText(bytes: Uint8Array, path: string): Result<TextFile> {
   if (text.includes('\0')) return fail(engineError('binary_file', `${path} contains NUL bytes; it is not a text file.`, { path }));
   const bom = text.startsWith(BOM);
   const file = indexText(bom ? text.slice(1) : text, bom);
-  const ascii = bytes.length === file.text.length + (bom ? BOM_BYTES : 0);
-  return ok(ascii ? { ...file, asciiBytes: bytes } : file);
+  const asciiAfterBom = bytes.length === file.text.length + (bom ? BOM_BYTES : 0);
+  return ok(asciiAfterBom ? { ...file, asciiBytes: bytes } : file);
+}
+
+/** Line starts of ASCII files are collected here, reused from one file to the next up to this many lines. */
+const MAX_KEPT_STARTS = 1 << 20;
+let scratchStarts = new Int32Array(1 << 16);
+
+/** Line breaks found so far in an ASCII file. */
+interface AsciiScan {
+  starts: Int32Array<ArrayBuffer>;
+  count: number;
+  breaks: number;
+  crlfCount: number;
+}
+
+const HIGH_BITS = 0x80808080;
+const ONES = 0x01010101;
+const LFS = 0x0a0a0a0a;
+
+/**
+ * The fast path of `decodeText` for the common case, a file of ASCII bytes other than NUL:
+ * one pass over the bytes, two 32-bit words at a time, finds the line breaks without decoding;
+ * the text is decoded only if someone asks for all of it (lines near hunks are read from the
+ * bytes, see `sliceText`). Undefined for any other file (a BOM, non-ASCII, NUL), which the
+ * full decode handles.
+ */
+function indexAsciiBytes(bytes: Uint8Array): TextFile | undefined {
+  const length = bytes.length;
+  const scan: AsciiScan = { starts: scratchStarts, count: 0, breaks: 0, crlfCount: 0 };
+  if (length > 0) scan.starts[scan.count++] = 0;
+  const head = Math.min(length, (4 - (bytes.byteOffset & 3)) & 3);
+  if (!scanBytes(bytes, 0, head, scan)) return undefined;
+  const pairs = (length - head) >>> 3;
+  // The view must start on a multiple of 4, which `head` reaches only when the file is long enough.
+  const words = pairs === 0 ? new Uint32Array(0) : new Uint32Array(bytes.buffer, bytes.byteOffset + head, pairs * 2);
+  // Bits of every byte seen, and of a zero byte (ZB(x) = (x - ONES) & ~x has a high bit where x has a zero byte, or above one).
+  let seen = 0;
+  for (let word = 0; word < words.length; word += 2) {
+    const low = words[word]!;
+    const high = words[word + 1]!;
+    seen |= low | high | ((low - ONES) & ~low) | ((high - ONES) & ~high);
+    const lowLfs = low ^ LFS;
+    const highLfs = high ^ LFS;
+    if (((((lowLfs - ONES) & ~lowLfs) | ((highLfs - ONES) & ~highLfs)) & HIGH_BITS) === 0) continue;
+    // An LF somewhere in these 8 bytes (an LF byte is zero once XORed with LFS).
+    if ((seen & HIGH_BITS) !== 0) return undefined;
+    const first = head + word * 4;
+    scanBytes(bytes, first, first + 8, scan);
+  }
+  if ((seen & HIGH_BITS) !== 0 || !scanBytes(bytes, head + words.length * 4, length, scan)) return undefined;
+  const { starts } = scan;
+  let { count } = scan;
+  if (count > 0 && starts[count - 1] === length) count--;
+  if (starts.length <= MAX_KEPT_STARTS) scratchStarts = starts;
+  return lazyAsciiText(bytes, starts.slice(0, count), scan.crlfCount, scan.crlfCount * 2 > scan.breaks ? '\r\n' : '\n');
+}
+
+/** Notes the line breaks of `bytes[from, to)`; false at a byte that is not ASCII, or NUL. */
+function scanBytes(bytes: Uint8Array, from: number, to: number, scan: AsciiScan): boolean {
+  for (let at = from; at < to; at++) {
+    const byte = bytes[at]!;
+    if (byte === LF) {
+      if (scan.count === scan.starts.length) scan.starts = grow(scan.starts);
+      scan.starts[scan.count++] = at + 1;
+      scan.breaks++;
+      if (at > 0 && bytes[at - 1] === CR) scan.crlfCount++;
+    } else if (byte === 0 || byte >= 0x80) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** An ASCII `TextFile` whose `text` is decoded on first use. */
+function lazyAsciiText(bytes: Uint8Array, starts: Int32Array<ArrayBuffer>, crlfCount: number, eol: LineEnding): TextFile {
+  let text: string | undefined;
+  return {
+    bom: false, eol, crlfCount, starts, asciiBytes: bytes,
+    finalNewline: bytes.length === 0 || bytes[bytes.length - 1] === LF,
+    get text(): string {
+      text ??= utf8.decode(bytes);
+      return text;
+    },
+  };
+}
+
+/** Length of `file.text`, without decoding it. */
+function textLength(file: TextFile): number {
+  return file.asciiBytes ? file.asciiBytes.length - (file.bom ? BOM_BYTES : 0) : file.text.length;
+}
+
+/** `file.text.charCodeAt(at)`, without decoding it. */
+function codeAt(file: TextFile, at: number): number {
+  if (!file.asciiBytes) return file.text.charCodeAt(at);
+  return at < 0 ? Number.NaN : (file.asciiBytes[at + (file.bom ? BOM_BYTES : 0)] ?? Number.NaN);
+}
+
+/** `file.text.slice(from, to)` for a short range (a line), without decoding the whole text. */
+function sliceText(file: TextFile, from: number, to: number): string {
+  if (to <= from) return '';
+  if (!file.asciiBytes) return file.text.slice(from, to);
+  const offset = file.bom ? BOM_BYTES : 0;
+  return utf8.decode(file.asciiBytes.subarray(from + offset, to + offset));
 }
 
 /** Indexes decoded text (no BOM) by line. */
@@ -91,14 +197,14 @@ export function lineCount(file: TextFile): number {
 
 /** Offset in `text` just past line `index`'s LF, or the end of the text for the last line. */
 function lineEnd(file: TextFile, index: number): number {
-  return file.starts[index + 1] ?? file.text.length;
+  return file.starts[index + 1] ?? textLength(file);
 }
 
 /** The ending line `index` has: '' for a last line without a newline. */
 export function lineEnding(file: TextFile, index: number): LineEnding | '' {
   const end = lineEnd(file, index);
-  if (file.text.charCodeAt(end - 1) !== 10) return '';
-  return file.text.charCodeAt(end - 2) === CR ? '\r\n' : '\n';
+  if (codeAt(file, end - 1) !== LF) return '';
+  return codeAt(file, end - 2) === CR ? '\r\n' : '\n';
 }
 
 /** Where a patch adds a line without saying its ending: that of line `index`, else of the line before it, else the file's own. */
@@ -110,8 +216,8 @@ export function endingNear(file: TextFile, index: number): LineEnding {
 /** Line `index` in `view`: without its ending, or without its LF only. */
 export function lineAt(file: TextFile, index: number, view: LineView = 'content'): string {
   const end = lineEnd(file, index);
-  const cut = view === 'raw' ? (file.text.charCodeAt(end - 1) === 10 ? 1 : 0) : lineEnding(file, index).length;
-  return file.text.slice(file.starts[index]!, end - cut);
+  const cut = view === 'raw' ? (codeAt(file, end - 1) === LF ? 1 : 0) : lineEnding(file, index).length;
+  return sliceText(file, file.starts[index]!, end - cut);
 }
 
 /** Every line in `view`. */
@@ -210,21 +316,43 @@ export function encodeText(text: string): Uint8Array {
  * copied byte for byte when the file is ASCII, so a large file costs a copy, not a re-encode.
  */
 export function assemble(file: TextFile, pieces: readonly Piece[]): Uint8Array {
-  if (!file.asciiBytes) return encoder.encode((file.bom ? BOM : '') + pieces.map((piece) => pieceText(file, piece)).join(''));
   const source = file.asciiBytes;
+  if (!source) return encodeWhole(file, pieces);
   const offset = file.bom ? BOM_BYTES : 0;
-  const parts: Uint8Array[] = [source.subarray(0, offset)];
+  let size = offset;
+  for (const piece of pieces) size += typeof piece === 'string' ? utf8Length(piece) : lineEnd(file, piece.to - 1) - file.starts[piece.from]!;
+  const out = new Uint8Array(size);
+  out.set(source.subarray(0, offset));
+  let at = offset;
   for (const piece of pieces) {
-    if (typeof piece === 'string') parts.push(encoder.encode(piece));
-    else parts.push(source.subarray(file.starts[piece.from]! + offset, lineEnd(file, piece.to - 1) + offset));
+    if (typeof piece === 'string') {
+      const { read, written } = encoder.encodeInto(piece, out.subarray(at));
+      if (read !== piece.length) return encodeWhole(file, pieces);
+      at += written;
+    } else {
+      const run = source.subarray(file.starts[piece.from]! + offset, lineEnd(file, piece.to - 1) + offset);
+      out.set(run, at);
+      at += run.length;
+    }
   }
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
+  return at === size ? out : encodeWhole(file, pieces);
+}
+
+function encodeWhole(file: TextFile, pieces: readonly Piece[]): Uint8Array {
+  return encoder.encode((file.bom ? BOM : '') + pieces.map((piece) => pieceText(file, piece)).join(''));
+}
+
+/** How many bytes `text` takes in UTF-8 (a lone surrogate is encoded as U+FFFD, 3 bytes). */
+export function utf8Length(text: string): number {
+  let length = text.length;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 0x80) continue;
+    const pairs = code >= 0xd800 && code <= 0xdbff && (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00;
+    if (pairs) index++;
+    length += code < 0x800 ? 1 : 2;
   }
-  return out;
+  return length;
 }
 
 function pieceText(file: TextFile, piece: Piece): string {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import test from 'node:test';
-import { allLines, assemble, decodeText, endingNear, indexText, lineAt, lineEnding, TextWriter, type Piece, type TextFile } from '../../daemon/engine/text.ts';
+import { allLines, assemble, decodeText, endingNear, indexText, lineAt, lineEnding, TextWriter, utf8Length, type Piece, type TextFile } from '../../daemon/engine/text.ts';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const shape = (text: string) => {
@@ -75,7 +76,7 @@ test('assemble gives the same bytes on the ASCII fast path and the string path',
     const decoded = decodeText(bytes(source), 'f');
     assert.ok(decoded.ok);
     const viaString = { ...decoded.value, asciiBytes: undefined };
-    const pieces: Piece[] = [{ from: 1, to: decoded.value.starts.length }, `new${decoded.value.eol}`, { from: 0, to: 1 }];
+    const pieces: Piece[] = [{ from: 1, to: decoded.value.starts.length }, `new${decoded.value.eol}`, { from: 0, to: 1 }, `é😀${decoded.value.eol}`];
     assert.deepEqual(assemble(decoded.value, pieces), assemble(viaString, pieces));
   }
 });
@@ -94,4 +95,46 @@ test('NUL bytes and invalid UTF-8 are binary_file', () => {
     assert.equal(decoded.error.code, 'binary_file');
     assert.equal(decoded.error.path, 'blob.bin');
   }
+});
+
+test('an ASCII file indexed from its bytes reads exactly as the decoded text does, at any byte offset', () => {
+  const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  /** What decodeText gives through the full decode, without its ASCII fast path. */
+  const viaText = (raw: Uint8Array): TextFile | 'binary' => {
+    let text: string;
+    try {
+      text = utf8.decode(raw);
+    } catch {
+      return 'binary';
+    }
+    if (text.includes('\0')) return 'binary';
+    return text.startsWith('\uFEFF') ? indexText(text.slice(1), true) : indexText(text);
+  };
+  const readings = (file: TextFile) => ({
+    bom: file.bom, eol: file.eol, crlfCount: file.crlfCount, finalNewline: file.finalNewline, starts: Array.from(file.starts),
+    lines: ['content', 'raw'].map((view) => Array.from(file.starts, (_, index) => lineAt(file, index, view as 'content' | 'raw'))),
+    all: [allLines(file), allLines(file, 'raw')],
+    endings: Array.from(file.starts, (_, index) => [lineEnding(file, index), endingNear(file, index)]),
+    text: file.text,
+  });
+  // Mostly ASCII text and line breaks; now and then a NUL, a byte ≥ 0x80 or a BOM, which leave the fast path.
+  const byte = fc.oneof({ weight: 30, arbitrary: fc.constantFrom(10, 13, 32, 97, 98, 10, 10, 13) }, { weight: 1, arbitrary: fc.constantFrom(0, 0x80, 0xc3, 0xef, 0xbb, 0xbf) });
+  fc.assert(fc.property(fc.array(byte, { maxLength: 120 }), fc.nat(7), (values, offset) => {
+    const buffer = new Uint8Array(values.length + offset + 5).fill(10);
+    buffer.set(values, offset);
+    const raw = buffer.subarray(offset, offset + values.length);
+    const decoded = decodeText(raw, 'f');
+    const expected = viaText(raw);
+    if (expected === 'binary') return assert.ok(!decoded.ok);
+    assert.ok(decoded.ok);
+    assert.deepEqual(readings(decoded.value), readings(expected));
+  }), { numRuns: 2_000 });
+});
+
+test('utf8Length counts what TextEncoder writes, lone surrogates included', () => {
+  const unit = fc.constantFrom('a', '\n', 'é', '€', '😀', '\uD800', '\uDC00', '\u07FF', '\u0800', '\uFFFF');
+  fc.assert(fc.property(fc.array(unit, { maxLength: 40 }), (units) => {
+    const text = units.join('');
+    assert.equal(utf8Length(text), new TextEncoder().encode(text).length);
+  }), { numRuns: 1_000 });
 });
