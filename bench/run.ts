@@ -11,7 +11,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, platform } from 'node:os';
+import { cpus, loadavg, platform } from 'node:os';
 import { join } from 'node:path';
 import { benchBreakdown } from './breakdown.ts';
 import { benchCli } from './cli.ts';
@@ -27,6 +27,8 @@ interface Results {
   readonly commit: string;
   readonly node: string;
   readonly machine: string;
+  /** The 1-minute load average per core, the highest seen during the run. */
+  readonly loadPerCore: number;
   readonly quick: boolean;
   readonly rows: readonly (Pick<Row, 'id' | 'label' | 'ours' | 'peer' | 'value' | 'better' | 'goal'> & { readonly met: boolean })[];
 }
@@ -36,16 +38,23 @@ const quick = argv.includes('--quick') || process.env.PATCHD_BENCH_QUICK === '1'
 const saveBaseline = argv.includes('--save-baseline');
 const BASELINE = join(REPO_ROOT, 'bench', 'baseline.json');
 const LATEST = join(REPO_ROOT, 'bench', 'results', 'latest.json');
+/** A run fails on the baseline only when the machine was about as busy as when the baseline was measured (load per core). */
+const MAX_LOAD_DIFFERENCE = 0.5;
 /** Worse than the baseline by more than this is reported (failing needs the row's own, larger, tolerance). */
 const NOTICE = 1.2;
 
 const print = (text: string) => process.stdout.write(`${text}\n\n`);
 
-print(`# patchd benchmark${quick ? ' (--quick: fewer samples, short idle)' : ''} — ${machine()}, Node ${process.version}`);
-const daemon = await benchDaemon({ quick, idleMs: quick ? 2_000 : 10_000 });
-const cli = benchCli(quick);
-const breakdown = await benchBreakdown(daemon.applied, quick);
-const engine = benchEngine(quick);
+print(`# patchd benchmark${quick ? ' (--quick: fewer samples, short idle)' : ''} — ${machine()}, Node ${process.version}, load ${loadPerCore().toFixed(2)} per core`);
+let highestLoad = loadPerCore();
+const noteLoad = <T>(value: T): T => {
+  highestLoad = Math.max(highestLoad, loadPerCore());
+  return value;
+};
+const daemon = noteLoad(await benchDaemon({ quick, idleMs: quick ? 2_000 : 10_000 }));
+const cli = noteLoad(benchCli(quick));
+const breakdown = noteLoad(await benchBreakdown(daemon.applied, quick));
+const engine = noteLoad(benchEngine(quick));
 const rows = [...daemon.rows, cli, ...engine.rows].sort((a, b) => a.id.localeCompare(b.id));
 
 print(`## Issue #11, every row (same run, same machine)\n${rowsTable(rows)}`);
@@ -54,7 +63,7 @@ print(`## Engine peers and sizes (row h)\n${engine.detail}`);
 if (!quick) print(await benchConcurrency());
 
 const results: Results = {
-  date: new Date().toISOString(), commit: gitHead(), node: process.version, machine: machine(), quick,
+  date: new Date().toISOString(), commit: gitHead(), node: process.version, machine: machine(), loadPerCore: highestLoad, quick,
   rows: rows.map(({ id, label, ours, peer, value, better, goal }, index) => ({ id, label, ours, peer, value, better, goal, met: met(rows[index]!) })),
 };
 mkdirSync(join(REPO_ROOT, 'bench', 'results'), { recursive: true });
@@ -68,7 +77,8 @@ function compareWithBaseline(current: readonly Row[]): number {
     return 0;
   }
   const baseline = JSON.parse(readFileSync(BASELINE, 'utf8')) as Results;
-  const comparable = baseline.machine === machine() && !quick && !baseline.quick;
+  const similarLoad = Math.abs(highestLoad - (baseline.loadPerCore ?? Number.POSITIVE_INFINITY)) <= MAX_LOAD_DIFFERENCE;
+  const comparable = baseline.machine === machine() && !quick && !baseline.quick && similarLoad;
   const lines = [['row', 'baseline', 'now', 'change', 'verdict']];
   const regressions: string[] = [];
   for (const row of current) {
@@ -79,10 +89,11 @@ function compareWithBaseline(current: readonly Row[]): number {
     if (verdict === 'REGRESSION') regressions.push(row.id);
     lines.push([`(${row.id})`, show(row, before.value), row.shown, worse > 1.005 ? `${times(worse)} worse` : worse < 0.995 ? `${times(1 / worse)} better` : '=', verdict]);
   }
-  const heading = `## Against the baseline (${baseline.commit.slice(0, 10)}, ${baseline.date.slice(0, 10)}${comparable ? '' : '; another machine or a quick run: reported, never failed'})`;
+  const why = quick || baseline.quick ? 'a quick run' : baseline.machine !== machine() ? 'another machine' : `load ${highestLoad.toFixed(2)} per core here, ${baseline.loadPerCore?.toFixed(2) ?? '?'} then`;
+  const heading = `## Against the baseline (${baseline.commit.slice(0, 10)}, ${baseline.date.slice(0, 10)}${comparable ? '' : `; ${why}: reported, never failed`})`;
   print(`${heading}\n${table(lines)}`);
   if (regressions.length === 0) return 0;
-  print(`REGRESSION in row${regressions.length > 1 ? 's' : ''} ${regressions.join(', ')}: worse than the baseline beyond the noise allowance.`);
+  print(`REGRESSION in row${regressions.length > 1 ? 's' : ''} ${regressions.join(', ')}: worse than the baseline beyond the noise allowance${comparable ? '' : ' (not failed: see above)'}.`);
   return comparable ? 1 : 0;
 }
 
@@ -93,6 +104,10 @@ function show(row: Row, value: number): string {
 function machine(): string {
   const cores = cpus();
   return `${platform()}, ${cores.length} × ${cores[0]?.model.trim() ?? 'unknown CPU'}`;
+}
+
+function loadPerCore(): number {
+  return loadavg()[0]! / cpus().length;
 }
 
 function gitHead(): string {
