@@ -115,7 +115,7 @@ async function openAndFirstPatch(daemon: BenchDaemon, samples: number, freshRoot
       return workspaceId;
     });
     times.push(took);
-    await daemon.request('workspace/close', { workspaceId });
+    await daemon.closeWorkspace(workspaceId);
   }
   const value = median(times);
   return {

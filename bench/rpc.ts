@@ -5,7 +5,7 @@
  */
 import { createMessageConnection, ResponseError, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
 import { DaemonProcess } from '../client/daemonProcess.ts';
-import type { ApplyParams, Receipt } from '../protocol/index.ts';
+import { ApplyPatchRequest, CloseWorkspaceRequest, InitializeRequest, OpenWorkspaceRequest, RpcErrorCodes, type ApplyParams, type Receipt } from '../protocol/index.ts';
 
 export class BenchDaemon implements AsyncDisposable {
   readonly #process: DaemonProcess;
@@ -20,7 +20,7 @@ export class BenchDaemon implements AsyncDisposable {
   /** Spawns `patchd serve` from `dist/` (the compiled daemon) and initializes it. */
   static async start(serveArgs: readonly string[] = []): Promise<BenchDaemon> {
     const daemon = new BenchDaemon(new DaemonProcess({ serveArgs }));
-    await daemon.request('initialize', { clientInfo: { name: 'patchd-bench' } });
+    await daemon.request(InitializeRequest.method, { clientInfo: { name: 'patchd-bench' } });
     return daemon;
   }
 
@@ -33,13 +33,13 @@ export class BenchDaemon implements AsyncDisposable {
   }
 
   async openWorkspace(root: string): Promise<string> {
-    const opened = (await this.request('workspace/open', { root })) as { workspaceId: string };
+    const opened = (await this.request(OpenWorkspaceRequest.method, { root })) as { workspaceId: string };
     return opened.workspaceId;
   }
 
   /** `patch/apply`; throws unless the receipt has the status `expected`. */
   async apply(params: ApplyParams, expected: Receipt['status']): Promise<Receipt> {
-    const receipt = (await this.request('patch/apply', params)) as Receipt;
+    const receipt = (await this.request(ApplyPatchRequest.method, params)) as Receipt;
     if (receipt.status !== expected) throw new Error(`expected ${expected}, got ${receipt.status}: ${receipt.error?.message ?? ''}`);
     return receipt;
   }
@@ -49,10 +49,14 @@ export class BenchDaemon implements AsyncDisposable {
     try {
       await this.request('bench/noSuchMethod', {});
     } catch (error) {
-      if (error instanceof ResponseError && error.code === -32601) return;
+      if (error instanceof ResponseError && error.code === RpcErrorCodes.MethodNotFound) return;
       throw error;
     }
     throw new Error('the daemon answered a method it does not have');
+  }
+
+  async closeWorkspace(workspaceId: string): Promise<void> {
+    await this.request(CloseWorkspaceRequest.method, { workspaceId });
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
