@@ -106,21 +106,22 @@ class SequentialFiles {
 
 /** (e) `workspace/open` of a root this daemon never saw, then its first applied patch; closed after. */
 async function openAndFirstPatch(daemon: BenchDaemon, samples: number, freshRoot: () => string): Promise<{ row: Row }> {
-  const times: number[] = [];
+  const opens: number[] = [];
+  const patches: number[] = [];
   for (let sample = 0; sample < samples; sample++) {
     const root = freshRoot();
-    const { value: workspaceId, ms: took } = await timed(async () => {
-      const workspaceId = await daemon.openWorkspace(root);
-      await daemon.apply({ workspaceId, patch: patchFor(0), format: 'unified' }, 'applied');
-      return workspaceId;
-    });
-    times.push(took);
+    const { value: workspaceId, ms: opening } = await timed(() => daemon.openWorkspace(root));
+    const { ms: patching } = await timed(() => daemon.apply({ workspaceId, patch: patchFor(0), format: 'unified' }, 'applied'));
+    opens.push(opening);
+    patches.push(patching);
     await daemon.closeWorkspace(workspaceId);
   }
-  const value = median(times);
+  const totals = opens.map((opening, sample) => opening + patches[sample]!);
+  const value = median(totals);
   return {
     row: {
-      id: 'e', label: 'workspace/open + first applied patch', ours: `${ms(value)} (first ever: ${ms(times[0]!)})`,
+      id: 'e', label: 'workspace/open + first applied patch',
+      ours: `${ms(value)} (open ${ms(median(opens))} + patch ${ms(median(patches))}; first ever ${ms(totals[0]!)})`,
       peer: '—', value, shown: ms(value), better: 'lower', goal: 20, goalText: '≤ 20 ms', tolerance: 3,
     },
   };
