@@ -1,4 +1,4 @@
-/** Every command but `serve` (which `main.ts` starts itself, after claiming stdout). */
+/** Every command but `serve` and `mcp`, which `main.ts` starts itself (see there). */
 import { helpText, USAGE_LINE, versionText } from './help.ts';
 
 export async function runCommand(command: string | undefined, args: readonly string[]): Promise<number> {
@@ -7,8 +7,6 @@ export async function runCommand(command: string | undefined, args: readonly str
       const { runApply } = await import('./apply.ts');
       return runApply(args);
     }
-    case 'mcp':
-      return (await import('../mcp/command.ts')).runMcp(args);
     case 'log':
       return (await import('./log.ts')).runLog(args);
     case 'undo':

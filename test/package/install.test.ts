@@ -1,12 +1,15 @@
 /** `npm pack` → `npm install` into a project outside the repository, used the ways the README says. */
 import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { packAndInstall, REPO, run, type PackedProject } from './packedProject.ts';
 
+const MODULE_LOG = fileURLToPath(new URL('../helpers/moduleLog.mjs', import.meta.url));
 const PATCH = '--- a/hello.txt\n+++ b/hello.txt\n@@ -1,2 +1,2 @@\n hello\n-world\n+patchd\n';
 
 /** The README's client example: the first `js` block of "The client library". */
@@ -109,6 +112,25 @@ describe('the packed package', () => {
     const mcpHelp = run('npx', ['--no-install', 'patchd', 'mcp', '--help'], packed.consumer);
     assert.equal(mcpHelp.status, 0, mcpHelp.stderr);
     assert.match(mcpHelp.stdout, /^usage: patchd mcp \[-C DIR\]/);
+  });
+
+  test('the installed one-shot apply runs from the bundled CLI, without chokidar, vscode-jsonrpc, piscina or the MCP SDK', () => {
+    const root = workspaceWithHello(packed.consumer, 'ws-modules');
+    writeFileSync(join(packed.consumer, 'modules.diff'), PATCH);
+    const log = join(packed.consumer, 'modules.txt');
+    writeFileSync(log, '');
+    const bin = join(packed.consumer, 'node_modules/patchd/bin/patchd.js');
+    const result = spawnSync(process.execPath, ['--import', MODULE_LOG, bin, 'apply', '--dry-run', 'modules.diff', '-C', root], {
+      cwd: packed.consumer, encoding: 'utf8', timeout: 60_000, env: { ...process.env, PATCHD_TEST_MODULE_LOG: log },
+    });
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stdout, /^dry run: would change 1 file/);
+    const loaded = readFileSync(log, 'utf8').trim().split('\n');
+    const installed = '/node_modules/patchd/dist/daemon/';
+    assert.ok(loaded.some((url) => url.includes(`${installed}cli/oneShot/`)), 'the bundle ran');
+    const unbundled = loaded.filter((url) => url.includes(installed) && !url.includes(`${installed}cli/oneShot/`));
+    assert.deepEqual(unbundled.map((url) => url.slice(url.indexOf(installed) + installed.length)), ['main.js', 'server/stdoutGuard.js']);
+    assert.deepEqual(loaded.filter((url) => /\/node_modules\/(chokidar|vscode-jsonrpc|piscina|@modelcontextprotocol)\//.test(url)), []);
   });
 
   test('in a checkout, bin/patchd.js runs the sources even when a dist/ build is there (never a stale one)', () => {
