@@ -18,6 +18,7 @@ const PATCH = '--- a/greet.txt\n+++ b/greet.txt\n@@ -1,2 +1,2 @@\n hello\n-world
 
 /** What a one-shot apply must never load (URL fragments). */
 const NOT_NEEDED = {
+  'zod (schemas are for the wire and for reading records back)': '/node_modules/zod/',
   chokidar: '/node_modules/chokidar/',
   'vscode-jsonrpc': '/node_modules/vscode-jsonrpc/',
   piscina: '/node_modules/piscina/',

@@ -114,7 +114,7 @@ describe('the packed package', () => {
     assert.match(mcpHelp.stdout, /^usage: patchd mcp \[-C DIR\]/);
   });
 
-  test('the installed one-shot apply runs from the bundled CLI, without chokidar, vscode-jsonrpc, piscina or the MCP SDK', () => {
+  test('the installed one-shot apply runs from the bundled CLI, without zod, chokidar, vscode-jsonrpc, piscina or the MCP SDK', () => {
     const root = workspaceWithHello(packed.consumer, 'ws-modules');
     writeFileSync(join(packed.consumer, 'modules.diff'), PATCH);
     const log = join(packed.consumer, 'modules.txt');
@@ -130,7 +130,7 @@ describe('the packed package', () => {
     assert.ok(loaded.some((url) => url.includes(`${installed}cli/oneShot/`)), 'the bundle ran');
     const unbundled = loaded.filter((url) => url.includes(installed) && !url.includes(`${installed}cli/oneShot/`));
     assert.deepEqual(unbundled.map((url) => url.slice(url.indexOf(installed) + installed.length)), ['main.js', 'server/stdoutGuard.js']);
-    assert.deepEqual(loaded.filter((url) => /\/node_modules\/(chokidar|vscode-jsonrpc|piscina|@modelcontextprotocol)\//.test(url)), []);
+    assert.deepEqual(loaded.filter((url) => /\/node_modules\/(zod|chokidar|vscode-jsonrpc|piscina|@modelcontextprotocol)\//.test(url)), []);
   });
 
   test('in a checkout, bin/patchd.js runs the sources even when a dist/ build is there (never a stale one)', () => {
