@@ -39,8 +39,8 @@ import { isAbandonedOwner, PROCESS_NONCE, type JournalStore } from './journal.ts
 import type { RecordStore } from './records.ts';
 
 /** A segment is retired (and checkpointed once settled) after this many intents or bytes. */
-const SEGMENT_MAX_INTENTS = 512;
-const SEGMENT_MAX_BYTES = 16 * 1024 * 1024;
+const SEGMENT_MAX_INTENTS = 2048;
+const SEGMENT_MAX_BYTES = 32 * 1024 * 1024;
 const SEGMENT_NAME = /^(\d+)-([0-9a-f]+)-(\d+)\.log$/;
 
 type FrameHead =
@@ -51,6 +51,11 @@ type FrameHead =
 export interface Intent {
   readonly id: number;
   readonly record: string;
+  /**
+   * Settles once the intent frame is written (not yet fsynced): from then on a killed process
+   * leaves it for recovery, so the commit may put temps in the tree.
+   */
+  readonly written: Promise<void>;
   /** Settles once the intent frame is durable. */
   readonly durable: Promise<void>;
 }
@@ -70,6 +75,7 @@ interface Segment {
 
 interface Queued {
   readonly frame: Uint8Array[];
+  readonly written: (() => void) | undefined;
   readonly resolve: (segment: Segment) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -106,11 +112,14 @@ export class CommitLog {
   intent(journalId: string, chunks: readonly Uint8Array[], record: string): Intent {
     frameSequence += 1;
     const id = frameSequence;
-    const durable = this.#append(frameOf({ kind: 'intent', id, journalId, record }, chunks)).then((segment) => {
+    let wrote!: () => void;
+    const written = new Promise<void>((resolve) => (wrote = resolve));
+    const durable = this.#append(frameOf({ kind: 'intent', id, journalId, record }, chunks), wrote).then((segment) => {
       segment.unsettled.add(id);
       this.#segmentOf.set(id, segment);
     });
-    return { id, record, durable };
+    // A failed write settles `written` too: `durable` carries the error.
+    return { id, record, written: Promise.race([written, durable.then(() => undefined, () => undefined)]), durable };
   }
 
   /** Marks the transaction committed; once this settles it may be reported applied. */
@@ -165,9 +174,9 @@ export class CommitLog {
     }
   }
 
-  #append(frame: Uint8Array[]): Promise<Segment> {
+  #append(frame: Uint8Array[], written?: () => void): Promise<Segment> {
     return new Promise((resolve, reject) => {
-      this.#queue.push({ frame, resolve, reject });
+      this.#queue.push({ frame, written, resolve, reject });
       this.#kick();
     });
   }
@@ -189,6 +198,7 @@ export class CommitLog {
       segment = await this.#writable();
       const chunks = batch.flatMap((queued) => queued.frame);
       await segment.handle!.writev(chunks);
+      for (const queued of batch) queued.written?.();
       await segment.handle!.datasync();
       segment.bytes += chunks.reduce((total, chunk) => total + chunk.byteLength, 0);
       segment.intents += batch.length;

@@ -60,6 +60,8 @@ export async function runTransaction(context: WorkspaceContext, steps: readonly 
     const logged = intent.durable.catch((error: unknown) => {
       throw new CommitStepError(logFailure(error, 'log the commit'));
     });
+    // No temp goes into the tree before the intent that lets recovery remove it is written.
+    await intent.written;
     await settleAll([logged, stage(context, steps, directories, created)]);
     await renameInOrder(context, steps);
     await syncParents(context, steps, created);
