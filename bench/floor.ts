@@ -3,8 +3,10 @@
  * file beside it, fsync it, rename it over the target — measured in this Node process, on the
  * same filesystem as the workspaces, with the same bytes patchd writes.
  */
+import { execFileSync } from 'node:child_process';
 import { open, rename } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { runConcurrently } from './stats.ts';
 import { fileName, patchedText } from './tree.ts';
@@ -25,6 +27,16 @@ async function replaceDurably(target: string, text: string): Promise<void> {
 export async function parallelFloor(root: string, first: number, count: number, inFlight: number): Promise<number> {
   const wallMs = await runConcurrently(count, inFlight, (index) => replaceDurably(join(root, fileName(first + index)), patchedText(first + index)));
   return count / (wallMs / 1000);
+}
+
+/** `parallelFloor` in a child process whose libuv threadpool has `threads` threads. */
+export function parallelFloorWithThreads(root: string, first: number, count: number, inFlight: number, threads: number): number {
+  const script = new URL(import.meta.url.endsWith('.ts') ? './floorProcess.ts' : './floorProcess.js', import.meta.url);
+  const output = execFileSync(process.execPath, [...process.execArgv, fileURLToPath(script), root, String(first), String(count), String(inFlight)], {
+    env: { ...process.env, UV_THREADPOOL_SIZE: String(threads) },
+    encoding: 'utf8',
+  });
+  return Number(output.trim());
 }
 
 /** One replacement of file `index` of the tree at `root`, alone: its wall time in ms. */
