@@ -12,6 +12,7 @@ import { isTempName, removeIfPresent, replaceDurably, restoreTempPathFor } from 
 import { bytesEqual, readDiskEntry, sha256Hex, type DiskEntry } from './files.ts';
 import { hasErrorCode, settleAll } from './ioErrors.ts';
 import type { Journal, JournalEntry } from './journal.ts';
+import { recreateParents, removeDirectoriesEmptiedBy } from './tidy.ts';
 import { discardFromTrash, trashPathFor } from './trash.ts';
 
 /** What a recovery did with one journaled transaction. */
@@ -50,6 +51,8 @@ async function rollForward(context: WorkspaceContext, journal: Journal): Promise
   const { entries, directories, transactionId } = journal.record;
   await settleAll(entries.map((entry) => removeTemps(context, transactionId, entry)));
   await syncTouchedDirectories(context, entries, directories);
+  // The commit died before tidying: the directories its deletes and moves emptied go now, as they would have.
+  await removeDirectoriesEmptiedBy(context, entries.filter((entry) => entry.afterSha256 === null).map((entry) => entry.path));
   return { transactionId, outcome: 'rolled_forward', paths: entries.map((entry) => entry.path), conflicts: [] };
 }
 
@@ -81,6 +84,8 @@ async function restoreEntry(context: WorkspaceContext, transactionId: string, en
   // A recovery killed mid-restore may have left this very temp.
   const temp = restoreTempPathFor(absolute, transactionId);
   await removeIfPresent(temp, context.disk);
+  // Another commit may have tidied away the directory this commit emptied.
+  await recreateParents(context, entry.path);
   await replaceDurably(absolute, temp, before, entry.before.owner, context.disk);
   return 'restored';
 }

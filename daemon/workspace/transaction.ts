@@ -12,7 +12,6 @@ import { engineError, type EngineError } from '../engine/errors.ts';
 import { fail, ok, type Result } from '../engine/types.ts';
 import { replaceIfUnchanged } from './confirm.ts';
 import type { WorkspaceContext } from './context.ts';
-import type { DiskCalls } from './diskCalls.ts';
 import { writeDurably } from './durable.ts';
 import { sha256Hex, type DiskEntry, type FileOwner } from './files.ts';
 import { CommitStepError, attempt, errorFromFs, hasErrorCode, settleAll } from './ioErrors.ts';
@@ -20,6 +19,7 @@ import type { Intent } from './commitLog.ts';
 import { encodeJournal, PROCESS_NONCE, type Journal, type JournalEntryInput } from './journal.ts';
 import type { RecordMeta } from './records.ts';
 import { rollBack } from './recovery.ts';
+import { recreateParents } from './tidy.ts';
 import { moveToTrash, prepareTrashSlot } from './trash.ts';
 
 /** One path a commit changes: new content through `temp`, or moved to `trash`. */
@@ -109,7 +109,7 @@ async function stage(context: WorkspaceContext, steps: readonly Step[], director
   await createDirectories(context, directories, created);
   // A directory just created could have been swapped for a link before we write into it.
   steps.forEach((step) => reguard(context, step.path));
-  await settleAll(steps.map((step) => stageStep(step, context.disk)));
+  await settleAll(steps.map((step) => stageStep(context, step, created)));
 }
 
 async function createDirectories(context: WorkspaceContext, directories: readonly string[], created: string[]): Promise<void> {
@@ -125,10 +125,23 @@ async function createDirectories(context: WorkspaceContext, directories: readonl
   }
 }
 
-async function stageStep(step: Step, disk: DiskCalls): Promise<void> {
+async function stageStep(context: WorkspaceContext, step: Step, created: string[]): Promise<void> {
   const { temp, trash, after } = step;
-  if (temp !== null && after !== null) await attempt(step.path, 'stage new content for', () => writeDurably(temp, after, step.owner, disk));
+  if (temp !== null && after !== null) await attempt(step.path, 'stage new content for', () => stageTemp(context, step, temp, after, created));
   if (trash !== null) await attempt(step.path, 'prepare the trash for', () => prepareTrashSlot(trash));
+}
+
+/** Writes the temp; when its directory was tidied away by another commit since it was checked or made, makes it again (see `tidy.ts`). */
+async function stageTemp(context: WorkspaceContext, step: Step, temp: string, after: Uint8Array, created: string[]): Promise<void> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await writeDurably(temp, after, step.owner, context.disk);
+    } catch (error) {
+      if (!hasErrorCode(error, 'ENOENT') || tries === 3) throw error;
+      created.push(...await recreateParents(context, step.path));
+      reguard(context, step.path);
+    }
+  }
 }
 
 function reguard(context: WorkspaceContext, relative: string): void {

@@ -1,7 +1,7 @@
 /**
  * Run by recovery.test.ts as a separate process that SIGKILLs itself at a precise instant,
  * leaving whatever a killed daemon would leave behind.
- * argv: <root> <stateDir> <when> [single]
+ * argv: <root> <stateDir> <when> [single|tidy]
  *   when = rename:<n>   commit the five-file plan (`single`: a one-file plan), die right before rename n
  *          drop         commit the five-file plan, die right before it is logged done (after its renames, directory fsyncs and record write)
  *          done         commit the five-file plan, die once it is reported applied (before the log's checkpoint)
@@ -10,7 +10,7 @@
 import type { DiskCalls } from '../../daemon/workspace/diskCalls.ts';
 import { nodeDiskCalls } from '../../daemon/workspace/diskCalls.ts';
 import { Workspace, type WorkspaceOptions } from '../../daemon/workspace/workspace.ts';
-import { CRASH_PLAN, planOf, snapshotAndCommit, updateFile } from './fixtures.ts';
+import { CRASH_PLAN, deleteFile, planOf, snapshotAndCommit, updateFile } from './fixtures.ts';
 
 const [root, stateDir, when, variant] = process.argv.slice(2);
 if (root === undefined || stateDir === undefined || when === undefined) throw new Error('usage: crashChild <root> <stateDir> <when> [single]');
@@ -41,7 +41,12 @@ const options: WorkspaceOptions = {
   },
 };
 const workspace = await Workspace.open(root, options);
-if (point !== 'restore') await snapshotAndCommit(workspace, variant === 'single' ? planOf(updateFile('two.txt', 'only\n')) : CRASH_PLAN);
+const plans = {
+  single: planOf(updateFile('two.txt', 'only\n')),
+  // Empties d/e (and so d/e goes when tidied) but not d.
+  tidy: planOf(updateFile('two.txt', '2\n'), deleteFile('d/e/last.txt')),
+};
+if (point !== 'restore') await snapshotAndCommit(workspace, plans[variant as keyof typeof plans] ?? CRASH_PLAN);
 if (point === 'done') die();
 process.stderr.write(`crashChild: finished without being killed at ${when}\n`);
 process.exit(3);
