@@ -179,7 +179,7 @@ function locateInsert(file: TextFile, edit: InsertEdit, context: EditContext): R
   const lines = toLines(edit.text);
   // After a last line without a newline, the inserted lines need one before them.
   const glue = edit.line === count && !file.finalNewline ? file.eol : '';
-  const text = lines.length === 0 ? '' : glue + joinLines(lines, endingNear(file, edit.line));
+  const text = lines.length === 0 ? '' : glue + joinLines(lines, context.explicit ? '\n' : endingNear(file, edit.line));
   const at = lineOffset(file, edit.line);
   return ok({ splices: [{ from: at, to: at, text }], line: edit.line + 1, tier: 'exact' });
 }

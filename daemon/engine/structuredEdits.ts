@@ -7,8 +7,9 @@
  *                                            only with `expectedSha256` (checked by the workspace)
  *
  * Edits to one path become one `edit` file patch, in order; a write and edits to one path are
- * `duplicate_file_patch`. oldText / newText / text follow the patch CRLF rule (all lines CRLF:
- * the CR is transport); a write's content is kept byte for byte.
+ * `duplicate_file_patch`. oldText / newText / text are JSON values, like V4A diffs: their CRs
+ * are deliberate, never transport (DESIGN, Line endings), and a CRLF in them makes the file's
+ * edits EOL-explicit (edits.ts); a write's content is kept byte for byte.
  */
 import { limitExceeded, quoteLine } from './chunks.ts';
 import { engineError, type EngineError } from './errors.ts';
@@ -96,12 +97,11 @@ function parseInsert(edit: InsertEdit, context: EditContext): Result<Parsed> {
   return ok({ path: context.path, edit: { kind: 'insert', line: insertLine, text: lines.value } });
 }
 
-/** The text with line breaks as `\n`: the CRs of an all-CRLF text are transport, other CRs content. */
+/** The text as given, once its lines are within the limits. */
 function editText(text: string, context: EditContext): Result<string> {
-  const split = splitPatchLines(text);
+  const split = splitPatchLines(text, { transport: false });
   if (!split.ok) return fail(engineError(split.error.code, `${context.label}: ${split.error.message}`, { path: context.path, limit: split.error.limit }));
-  if (!split.value.crlfTransport) return ok(text);
-  return ok(split.value.lines.join('\n') + (text.endsWith('\n') ? '\n' : ''));
+  return ok(text);
 }
 
 function addToGroup(groups: Map<string, Group>, parsed: Parsed, index: number): EngineError | undefined {

@@ -121,3 +121,29 @@ test('str_replace edits: a line break in the search matches either ending; the r
   assert.equal(rejected(edit('w\nh', 'W\nH'), { 'f.txt': 'w\r\nh\r\nsep\nw\nh\n' }), 'ambiguous_context');
   assert.equal(applied({ edits: [{ path: 'f.txt', insertLine: 1, text: 'n\n' }], format: 'edits' }, { 'f.txt': 'a\r\nb\r\n' }).text, 'a\r\nn\r\nb\r\n');
 });
+
+test('str_replace edits are JSON values: their CRs are endings, never transport, as in V4A', () => {
+  const edit = (oldText: string, newText: string) => ({ edits: [{ path: 'f.txt', oldText, newText }], format: 'edits' as const });
+  assert.equal(applied(edit('', 'x\r\ny\r\n'), {}).text, 'x\r\ny\r\n', 'a new file keeps the endings its text gives');
+  assert.equal(applied(edit('b\n', 'B\r\n'), { 'f.txt': 'a\nb\nc\n' }).text, 'a\nB\r\nc\n', 'an added line ending in CR is written CRLF');
+  assert.equal(applied(edit('b\r\n', 'B\n'), { 'f.txt': 'a\r\nb\r\nc\r\n' }).text, 'a\r\nB\nc\r\n', 'EOL-explicit: a CRLF → LF conversion comes out LF');
+  assert.equal(applied(edit('b\r\nc\r\n', 'B\r\nC\r\n'), { 'f.txt': 'a\r\nb\r\nc\r\n' }).text, 'a\r\nB\r\nC\r\n');
+  const insert = (text: string) => ({ edits: [{ path: 'f.txt', insertLine: 1, text }], format: 'edits' as const });
+  assert.equal(applied(insert('n\r\n'), { 'f.txt': 'a\nb\n' }).text, 'a\nn\r\nb\n');
+  assert.equal(applied(insert('n\r\nm\n'), { 'f.txt': 'a\r\nb\r\n' }).text, 'a\r\nn\r\nm\nb\r\n', 'an explicit insert writes each line as spelled');
+});
+
+test('every dialect gives the same bytes for the same change: SEARCH/REPLACE, str_replace, V4A, unified', () => {
+  const files = { 'f.txt': 'a\r\nb\r\nc\r\n' };
+  const changes: [string[], string[]][] = [[['b'], ['B', 'B2']], [['b\r'], ['B\r', 'B2\r']], [['b\r'], ['B']], [['b'], ['B\r', 'C']]];
+  for (const [search, replace] of changes) {
+    const viaUnified = applied(unified('@@ -2 +2 @@', ...search.map((line) => `-${line}`), ...replace.map((line) => `+${line}`)), files).text;
+    const reply = { patch: ['f.txt', '<<<<<<< SEARCH', ...search, '=======', ...replace, '>>>>>>> REPLACE'].join('\n') + '\n', format: 'search-replace' as const };
+    const asText = (lines: string[]) => lines.map((line) => `${line}\n`).join('');
+    const edit = { edits: [{ path: 'f.txt', oldText: asText(search), newText: asText(replace) }], format: 'edits' as const };
+    const v4a = { operations: [{ type: 'update_file' as const, path: 'f.txt', diff: [...search.map((line) => `-${line}`), ...replace.map((line) => `+${line}`)].join('\n') + '\n' }], format: 'v4a' as const };
+    for (const [name, input] of [['search-replace', reply], ['str_replace', edit], ['v4a', v4a]] as const) {
+      assert.equal(applied(input, files).text, viaUnified, `${name}: ${JSON.stringify(search)} → ${JSON.stringify(replace)}`);
+    }
+  }
+});

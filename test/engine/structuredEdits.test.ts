@@ -44,10 +44,10 @@ test('several edits to one path make one edit patch in order; a write beside edi
   assert.equal(rejected([{ path: 'a.ts', content: 'z' }, { path: 'a.ts', content: 'w' }]), 'duplicate_file_patch');
 });
 
-test('all-CRLF edit text has its CRs dropped as transport; a write keeps its bytes', () => {
+test('edit text keeps its CRs (a JSON value, never transport); so does a write', () => {
   const result = parsed([{ path: 'a.ts', oldText: 'a\r\nb\r\n', newText: 'c\r\nd' }, { path: 'b.ts', content: 'x\r\n' }]);
   assert.deepEqual(result.files, [
-    { op: 'edit', path: 'a.ts', edits: [{ kind: 'replace', search: 'a\nb\n', replace: 'c\nd', replaceAll: undefined, relativeIndent: false }] },
+    { op: 'edit', path: 'a.ts', edits: [{ kind: 'replace', search: 'a\r\nb\r\n', replace: 'c\r\nd', replaceAll: undefined, relativeIndent: false }] },
     { op: 'write', path: 'b.ts', content: 'x\r\n', mayReplace: false },
   ]);
 });
