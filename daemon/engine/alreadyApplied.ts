@@ -7,13 +7,16 @@
  *
  * The test is the reverse patch: its old side is the patch's new side. A file whose update
  * reverse-applies, an add whose file already holds exactly the content, a delete (with its
- * content) of a file that is gone, a rename whose source is gone and whose target reverse-applies.
+ * content) of a file that is gone, a rename whose source is gone and whose target reverse-applies,
+ * SEARCH/REPLACE blocks and str_replace edits whose replacements are found where their searches
+ * are not (the edits undone in reverse order apply). A reverse with nothing to find proves
+ * nothing: a hunk that only removes lines, without context, or an edit that only deletes text.
  */
 import { engineError, type EngineError } from './errors.ts';
 import { applyHunks } from './hunks.ts';
 import { requireText, sameBytes, type Files } from './snapshots.ts';
 import type { LineTier } from './tiers.ts';
-import type { FilePatch, FileSnapshot, Hunk, HunkLine, PlannedFile, Result } from './types.ts';
+import type { FilePatch, FileSnapshot, Hunk, HunkLine, PlannedFile, Result, TextEdit } from './types.ts';
 
 /** The failures that may mean "already there". */
 export const REFINED_CODES: ReadonlySet<string> = new Set(['context_not_found', 'already_exists', 'not_found', 'already_applied']);
@@ -50,13 +53,26 @@ function isPresent(filePatch: FilePatch, files: Files, tiers: readonly LineTier[
       return edited ? `${filePatch.fromPath} is already gone and ${filePatch.path}, where the patch renames it, holds its new content.` : undefined;
     }
     case 'edit':
+      return editsUndo(filePatch.path, filePatch.edits, files, planFile)
+        ? `${filePatch.path} already has the new text of every edit and not the old text.`
+        : undefined;
     case 'write':
       return undefined;
   }
 }
 
+/** Whether the edits, each undone (replacement → search) in reverse order, apply: only replacements with text on both sides. */
+function editsUndo(path: string, edits: readonly TextEdit[], files: Files, planFile: (filePatch: FilePatch, files: Files) => Result<PlannedFile>): boolean {
+  const undone: TextEdit[] = [];
+  for (const edit of edits) {
+    if (edit.kind !== 'replace' || edit.search === '' || edit.replace === '') return false;
+    undone.unshift({ ...edit, search: edit.replace, replace: edit.search });
+  }
+  return planFile({ op: 'edit', path, edits: undone }, files).ok;
+}
+
 function reverseApplies(path: string, hunks: readonly Hunk[], files: Files, tiers: readonly LineTier[]): boolean {
-  if (hunks.length === 0) return false;
+  if (hunks.length === 0 || hunks.some(onlyRemoves)) return false;
   const source = requireText(path, files);
   return source.ok && applyHunks(source.value, hunks.map(reversedHunk), path, tiers).ok;
 }
@@ -96,6 +112,11 @@ export function reversedHunk(hunk: Hunk): Hunk {
   const lines = hunk.lines.map((line): HunkLine => (line.kind === 'context' ? line : { ...line, kind: line.kind === 'add' ? 'remove' : 'add' }));
   const finalNewline = hunk.finalNewline === 'add' ? 'remove' : hunk.finalNewline === 'remove' ? 'add' : undefined;
   return { ...hunk, lines, finalNewline, atEndOfFile: hunk.atEndOfFile || hunk.finalNewline === 'remove' };
+}
+
+/** Reversed, the hunk only adds lines: it applies anywhere, so it shows nothing. */
+function onlyRemoves(hunk: Hunk): boolean {
+  return hunk.lines.every((line) => line.kind === 'remove');
 }
 
 function isMissing(snapshot: FileSnapshot | undefined): boolean {

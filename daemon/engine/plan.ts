@@ -3,6 +3,7 @@ import { alreadyAppliedError } from './alreadyApplied.ts';
 import { planEdit } from './edits.ts';
 import { engineError } from './errors.ts';
 import { applyHunks } from './hunks.ts';
+import { loneCarriageReturnError } from './loneCarriageReturns.ts';
 import { diffEdits, diffWhole } from './receiptDiff.ts';
 import { planSeries } from './series.ts';
 import { requireAbsent, requireFile, requireText, type Files } from './snapshots.ts';
@@ -25,11 +26,12 @@ export function planPatch(parsed: ParsedPatch, files: Files, options: PlanOption
   return ok({ dialect: parsed.dialect, files: planned, diagnostics: parsed.diagnostics, ignoredMetadata: parsed.ignoredMetadata });
 }
 
-/** Plans one file patch; when that fails because its change is already there, says so (`already_applied`). */
+/** Plans one file patch; when that fails because its change is already there, says so (`already_applied`), or why context is not found when lone CRs are. */
 function planFileOrExplain(filePatch: FilePatch, files: Files, tiers: readonly LineTier[]): Result<PlannedFile> {
   const result = planFile(filePatch, files, tiers);
   if (result.ok) return result;
-  const explained = alreadyAppliedError(filePatch, files, tiers, result.error, (patch, state) => planFile(patch, state, tiers));
+  const plan = (patch: FilePatch, state: Files) => planFile(patch, state, tiers);
+  const explained = loneCarriageReturnError(filePatch, files, result.error, plan) ?? alreadyAppliedError(filePatch, files, tiers, result.error, plan);
   return explained ? fail(explained) : result;
 }
 

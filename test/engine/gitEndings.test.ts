@@ -225,10 +225,10 @@ function checkWithoutCrs(section: string, name: string, testCase: Case): void {
   const { before, after } = testCase;
   const beforeBytes = bytesOf(before);
   const result = applyWithEngine(section.replaceAll('\r', ''), name, before);
-  // Without its lone CRs a file's line is another text: it is not found, or taken for the new side.
+  // Without its lone CRs a file's line is another text: it is not found, never taken for the new side (already_applied).
   const loneCrs = gitLines(beforeBytes ?? '').some((line) => withoutEnding(line).includes('\r'));
   if (!result.ok) {
-    const allowed = loneCrs ? ['ambiguous_context', 'context_not_found', 'already_applied'] : ['ambiguous_context'];
+    const allowed = loneCrs ? ['ambiguous_context', 'context_not_found'] : ['ambiguous_context'];
     assert.ok(allowed.includes(result.error.code), `refused with ${result.error.code}: ${result.error.message}`);
     return;
   }

@@ -105,6 +105,45 @@ describe('already applied or reversed', () => {
     assert.equal(codeOf({ patch: rename }, { 'a.txt': 'keep\nx\n', 'b.txt': 'other\n' }), 'already_exists');
   });
 
+  test('a SEARCH/REPLACE block applied before is already_applied; text found nowhere stays context_not_found', () => {
+    const reply = (search: string, replace: string) => ({ patch: `f.txt\n<<<<<<< SEARCH\n${search}=======\n${replace}>>>>>>> REPLACE\n`, format: 'search-replace' as const });
+    const block = reply('two\n', 'TWO\n2\n');
+    assert.equal(codeOf(block, { 'f.txt': 'one\ntwo\nthree\n' }), 'applied');
+    const again = run(block, { 'f.txt': 'one\nTWO\n2\nthree\n' });
+    assert.equal(again.code, 'already_applied');
+    assert.match(again.message ?? '', /applied before, or it is reversed/);
+    assert.equal(codeOf(block, { 'f.txt': 'one\nthree\n' }), 'context_not_found');
+    const twoBlocks = { patch: `${reply('a\n', 'A\n').patch}f.txt\n<<<<<<< SEARCH\nb\n=======\nB\n>>>>>>> REPLACE\n` };
+    assert.equal(codeOf(twoBlocks, { 'f.txt': 'A\nb\n' }), 'context_not_found', 'half applied');
+    assert.equal(codeOf(twoBlocks, { 'f.txt': 'A\nB\n' }), 'already_applied');
+  });
+
+  test('a str_replace edit applied before is already_applied: its new text is there and its old text is not', () => {
+    const edit = (oldText: string, newText: string, replaceAll?: boolean) => ({ edits: [{ path: 'f.ts', oldText, newText, replaceAll }] });
+    assert.equal(codeOf(edit('foo()', 'bar()'), { 'f.ts': 'x = bar();\n' }), 'already_applied');
+    assert.equal(codeOf(edit('foo()', 'bar()', true), { 'f.ts': 'bar();\nbar();\n' }), 'already_applied');
+    assert.equal(codeOf(edit('foo()', 'bar()'), { 'f.ts': 'x = baz();\n' }), 'context_not_found');
+    // Nothing to look for: a deletion applied before cannot be told from text that was never there.
+    assert.equal(codeOf(edit('foo();\n', ''), { 'f.ts': 'x\n' }), 'context_not_found');
+    // Half applied: edit 1 is there, edit 2 is neither old nor new.
+    const two = { edits: [{ path: 'f.ts', oldText: 'a', newText: 'A' }, { path: 'f.ts', oldText: 'b', newText: 'B' }] };
+    assert.equal(codeOf(two, { 'f.ts': 'A c\n' }), 'context_not_found');
+    assert.equal(codeOf(two, { 'f.ts': 'A B\n' }), 'already_applied');
+  });
+
+  test('a hunk that only removes lines, without context, proves nothing by its absence: context_not_found', () => {
+    assert.equal(codeOf({ patch: '--- a/f.txt\n+++ b/f.txt\n@@ -2 +1,0 @@\n-b\n' }, { 'f.txt': 'a\nc\n' }), 'context_not_found');
+    assert.equal(codeOf({ patch: '--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,2 @@\n a\n-b\n c\n' }, { 'f.txt': 'a\nc\n' }), 'already_applied');
+  });
+
+  test('a diff without CRs on a file whose lines hold lone CRs: context_not_found that says so, never already_applied', () => {
+    const stripped = '--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +0,0 @@\n-lonecr\n-x\n';
+    const result = run({ patch: stripped }, { 'f.txt': 'lone\rcr\r\nx\r\n' });
+    assert.equal(result.code, 'context_not_found');
+    assert.match(result.message ?? '', /carriage returns inside its lines/);
+    assert.doesNotMatch(run({ patch: UPDATE }, { 'f.txt': 'one\nzwei\nthree\n' }).message ?? '', /carriage return/);
+  });
+
   test('a final newline the patch removed is part of the check', () => {
     const patch = '--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n\\ No newline at end of file\n';
     assert.equal(codeOf({ patch }, { 'f.txt': 'a\nb\n' }), 'applied');
