@@ -145,3 +145,11 @@ function stop(child: ChildProcess): Promise<void> {
     child.kill('SIGTERM');
   });
 }
+
+test('how to add patchd to another project names no placeholder: the commands are the ones test/package runs', () => {
+  const install = section('## Use it from another project');
+  assert.doesNotMatch(install, /OWNER|USER\/|example\.(com|org)|<your[^>]*>/, 'a placeholder a reader would have to guess');
+  const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+  assert.match(install, /^npm pack\b/m);
+  assert.ok(install.includes(`\nnpm install ../patchd/patchd-${version}.tgz`), `the tarball npm pack writes is patchd-${version}.tgz`);
+});
