@@ -30,6 +30,20 @@ export interface DaemonExit {
 
 const STDERR_TAIL_CHARS = 4096;
 
+/**
+ * libuv's threadpool runs every read, write and fsync of the daemon, four at a time by default.
+ * Measured with 1,000 one-hunk patches to distinct files, 32 in flight, interleaved runs on a
+ * loaded 2-core machine: 4 threads 95–120 patches/s, 16: 103–169, 32: 129–211, 64: 140–243.
+ * It must be in the environment the daemon starts with: an ES module entry point uses the pool
+ * before any of its code runs, so the daemon cannot raise it for itself.
+ */
+export const DAEMON_THREADPOOL_SIZE = '64';
+
+/** The daemon's environment: `env`, with the threadpool size above unless `env` sets one. */
+export function daemonEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return env.UV_THREADPOOL_SIZE === undefined ? { ...env, UV_THREADPOOL_SIZE: DAEMON_THREADPOOL_SIZE } : env;
+}
+
 /** `node` arguments that run this package's daemon: the `.ts` source under tsx when this file is source, else `dist/`. */
 export function daemonArgs(): string[] {
   if (import.meta.url.endsWith('.ts')) {
@@ -48,7 +62,7 @@ export class DaemonProcess {
   constructor(options: DaemonProcessOptions = {}) {
     this.child = spawn(process.execPath, [...(options.daemonArgs ?? daemonArgs()), ...(options.serveArgs ?? [])], {
       cwd: options.cwd,
-      env: options.env ?? process.env,
+      env: daemonEnvironment(options.env ?? process.env),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     this.exited = new Promise((resolve) => {
