@@ -60,6 +60,8 @@ export interface LoadedRecord extends RecordHeader {
   readonly journal: Journal;
 }
 
+/** How many records a checkpoint fsyncs at once. */
+const SYNC_BATCH = 64;
 const RECORD_NAME = /^((\d{13})-\d+-\d+)-([A-Za-z0-9_-]+)\.(\d+)\.record$/;
 let sequence = 0;
 
@@ -118,9 +120,9 @@ export class RecordStore {
     await removeIfPresent(path.join(this.directory, name), this.#disk);
   }
 
-  /** Makes records written by `write` durable: each file, then the directory. */
+  /** Makes records written by `write` durable: each file (a bounded number at a time, not to run out of descriptors), then the directory. */
   async syncFiles(names: readonly string[]): Promise<void> {
-    await Promise.all(names.map(async (name) => {
+    for (let start = 0; start < names.length; start += SYNC_BATCH) await Promise.all(names.slice(start, start + SYNC_BATCH).map(async (name) => {
       let handle;
       try {
         handle = await this.#disk.open(path.join(this.directory, name), 'r');
