@@ -6,6 +6,7 @@
  * releases every lock it held.
  */
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import {
   CancellationTokenSource, createMessageConnection, StreamMessageWriter,
@@ -125,9 +126,10 @@ interface RouteState {
 
 /** Every request goes through the validated dispatch; every failure through `rpcErrors.ts`. */
 function routeRequests(connection: MessageConnection, dispatch: Dispatch, { log, inFlight, session }: RouteState): void {
+  const signals = new RequestSignals(session);
   connection.onRequest((method, params, token) => {
     const started = performance.now();
-    const { signal, release } = requestSignal(session, token);
+    const { signal, release } = signals.open(token);
     const work = dispatch(method, params, signal)
       .catch((error: unknown) => Promise.reject(toResponseError(error, log)))
       .finally(() => {
@@ -157,20 +159,41 @@ async function drain(inFlight: ReadonlySet<Promise<unknown>>): Promise<void> {
 }
 
 /**
- * A request's signal: aborted by its cancellation token or by the session ending. (Not
- * `AbortSignal.any`: on Node 20 every call leaves a dependant on the long-lived session signal.)
+ * The signals of a session's requests: each aborts when its client cancels it or when the
+ * session ends. One listener on the session's signal aborts every live request, so the session
+ * signal carries one listener however many requests are in flight (a listener per request
+ * would pass Node's limit of 10 and print a plain-text warning on stderr). Not
+ * `AbortSignal.any`: on Node 20 every call leaves a dependant on the long-lived session signal.
  */
-function requestSignal(session: AbortSignal, token: CancellationToken): { signal: AbortSignal; release: () => void } {
-  const controller = new AbortController();
-  const abort = (): void => controller.abort();
-  if (token.isCancellationRequested || session.aborted) abort();
-  const cancellation = token.onCancellationRequested(abort);
-  session.addEventListener('abort', abort, { once: true });
-  const release = (): void => {
-    cancellation.dispose();
-    session.removeEventListener('abort', abort);
-  };
-  return { signal: controller.signal, release };
+class RequestSignals {
+  readonly #session: AbortSignal;
+  readonly #live = new Set<AbortController>();
+
+  constructor(session: AbortSignal) {
+    this.#session = session;
+    session.addEventListener('abort', () => {
+      for (const controller of this.#live) controller.abort();
+      this.#live.clear();
+    }, { once: true });
+  }
+
+  /** A request's signal, and `release` to call once it is answered. */
+  open(token: CancellationToken): { signal: AbortSignal; release: () => void } {
+    const controller = new AbortController();
+    // A batch's items share their request's signal, each listening while it waits (for its locks, say): up to 64 at once, each removed as its wait ends.
+    setMaxListeners(0, controller.signal);
+    if (token.isCancellationRequested || this.#session.aborted) {
+      controller.abort();
+      return { signal: controller.signal, release: () => {} };
+    }
+    this.#live.add(controller);
+    const cancellation = token.onCancellationRequested(() => controller.abort());
+    const release = (): void => {
+      cancellation.dispose();
+      this.#live.delete(controller);
+    };
+    return { signal: controller.signal, release };
+  }
 }
 
 function rpcLogger(log: Logger): RpcLogger {

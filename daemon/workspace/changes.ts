@@ -12,6 +12,7 @@
  * Only files patchd has read, patched or cached are watched; a missing path is remembered
  * but not watched (watching it would mean watching, and reading, its whole directory).
  */
+import { setMaxListeners } from 'node:events';
 import type { ContentCache } from './cache.ts';
 import type { LockLease } from './locks.ts';
 import { LazyWatcher } from './watcher.ts';
@@ -49,6 +50,8 @@ export class ChangeMonitor {
 
   constructor(options: ChangeMonitorOptions) {
     this.#options = options;
+    // Every re-check waiting for its path's lock listens on this signal until granted: as many as paths re-checked at once, none left behind.
+    setMaxListeners(0, this.#closing.signal);
     this.#watcher = new LazyWatcher({
       root: options.root,
       maxPaths: options.maxWatchedPaths,
