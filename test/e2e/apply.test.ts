@@ -1,25 +1,20 @@
 /** patch/apply end to end: a spawned daemon driven through client/. */
 import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { PatchClient, type FileReceipt } from '../../client/index.ts';
+import { describe, test } from 'node:test';
+import type { FileReceipt } from '../../client/index.ts';
+import { suiteClient } from '../helpers/suiteDaemon.ts';
 import { createTempTree, sha256 } from '../helpers/tempTree.ts';
 
 const UNIFIED = '--- a/greet.txt\n+++ b/greet.txt\n@@ -1,3 +1,3 @@\n hello\n-world\n+there\n end\n';
 const CODEX = '*** Begin Patch\n*** Add File: notes/new.md\n+fresh\n*** Update File: greet.txt\n@@\n hello\n-world\n+codex\n*** Delete File: old.txt\n*** End Patch\n';
 
 describe('patch/apply over the wire', () => {
-  let client: PatchClient;
-  before(async () => {
-    client = await PatchClient.spawn();
-  });
-  after(async () => {
-    await client.close();
-  });
+  const client = suiteClient();
 
   test('applies a unified diff and reports hashes and hunks', async () => {
     using tree = createTempTree({ 'greet.txt': 'hello\nworld\nend\n' });
-    await using workspace = await client.openWorkspace(tree.root);
+    await using workspace = await client().openWorkspace(tree.root);
     const receipt = await workspace.apply(UNIFIED);
     assert.equal(receipt.status, 'applied', JSON.stringify(receipt.error));
     assert.equal(receipt.format, 'unified');
@@ -34,7 +29,7 @@ describe('patch/apply over the wire', () => {
 
   test('applies a codex envelope: add (with a new directory), update, delete', async () => {
     using tree = createTempTree({ 'greet.txt': 'hello\nworld\n', 'old.txt': 'bye\n' });
-    await using workspace = await client.openWorkspace(tree.root);
+    await using workspace = await client().openWorkspace(tree.root);
     const receipt = await workspace.apply(CODEX);
     assert.equal(receipt.status, 'applied', JSON.stringify(receipt.error));
     assert.equal(receipt.format, 'codex');
@@ -47,7 +42,7 @@ describe('patch/apply over the wire', () => {
 
   test('applies V4A operations', async () => {
     using tree = createTempTree({ 'main.py': 'from app import run\n\nrun()\n', 'old.py': 'x = 1\n' });
-    await using workspace = await client.openWorkspace(tree.root);
+    await using workspace = await client().openWorkspace(tree.root);
     const receipt = await workspace.apply([
       // V4A: a file's final newline is spelled as a last, empty `+` line.
       { type: 'create_file', path: 'app.py', diff: '+def run():\n+    print("hi")\n+' },
@@ -64,7 +59,7 @@ describe('patch/apply over the wire', () => {
   test('a dry run streams every file receipt and leaves the tree byte-identical', async () => {
     using tree = createTempTree({ 'greet.txt': 'hello\nworld\n', 'old.txt': 'bye\n' });
     const before = tree.fingerprint();
-    await using workspace = await client.openWorkspace(tree.root);
+    await using workspace = await client().openWorkspace(tree.root);
     const streamed: FileReceipt[] = [];
     const receipt = await workspace.apply(CODEX, { dryRun: true, onFile: (file) => streamed.push(file) });
     assert.equal(receipt.status, 'dry_run');
@@ -75,7 +70,7 @@ describe('patch/apply over the wire', () => {
 
   test('applyStream yields the file receipts, then returns the receipt', async () => {
     using tree = createTempTree({ 'greet.txt': 'hello\nworld\n', 'old.txt': 'bye\n' });
-    await using workspace = await client.openWorkspace(tree.root);
+    await using workspace = await client().openWorkspace(tree.root);
     const stream = workspace.applyStream(CODEX);
     const paths: string[] = [];
     let step = await stream.next();
@@ -87,7 +82,7 @@ describe('patch/apply over the wire', () => {
   test('a rejected patch is a normal result with code and hint, and changes nothing', async () => {
     using tree = createTempTree({ 'greet.txt': 'hello\nplanet\nend\n' });
     const before = tree.fingerprint();
-    await using workspace = await client.openWorkspace(tree.root);
+    await using workspace = await client().openWorkspace(tree.root);
     const streamed: FileReceipt[] = [];
     const receipt = await workspace.apply(UNIFIED, { onFile: (file) => streamed.push(file) });
     assert.equal(receipt.status, 'rejected');
@@ -104,7 +99,7 @@ describe('patch/apply over the wire', () => {
     const files = Object.fromEntries([1, 2, 3, 4, 5].map((n) => [`f${n}.txt`, `line ${n}\n`]));
     using tree = createTempTree(files);
     const before = tree.fingerprint();
-    await using workspace = await client.openWorkspace(tree.root);
+    await using workspace = await client().openWorkspace(tree.root);
     const sections = [1, 2, 3, 4, 5].map((n) => `*** Update File: f${n}.txt\n@@\n-${n === 3 ? 'missing' : `line ${n}`}\n+changed ${n}\n`);
     const patch = `*** Begin Patch\n*** Add File: deep/er/new.txt\n+x\n${sections.join('')}*** End Patch\n`;
     const receipt = await workspace.apply(patch);
@@ -117,7 +112,7 @@ describe('patch/apply over the wire', () => {
   test('expectedSha256ByPath: a stale pre-image is stale_file naming the path and its current sha256', async () => {
     using tree = createTempTree({ 'greet.txt': 'hello\nworld\nend\n' });
     const before = tree.fingerprint();
-    await using workspace = await client.openWorkspace(tree.root);
+    await using workspace = await client().openWorkspace(tree.root);
     const receipt = await workspace.apply(UNIFIED, { expectedSha256ByPath: { 'greet.txt': sha256('something else') } });
     assert.equal(receipt.status, 'rejected');
     assert.equal(receipt.error?.code, 'stale_file');
@@ -130,7 +125,7 @@ describe('patch/apply over the wire', () => {
 
   test('expectedSha256ByPath "" means the file must not exist', async () => {
     using tree = createTempTree({ 'taken.txt': 'here\n' });
-    await using workspace = await client.openWorkspace(tree.root);
+    await using workspace = await client().openWorkspace(tree.root);
     const receipt = await workspace.apply(UNIFIED.replace(/greet/g, 'x'), { dryRun: true, expectedSha256ByPath: { 'taken.txt': '' } });
     assert.equal(receipt.error?.code, 'stale_file');
     assert.equal(receipt.error?.path, 'taken.txt');
@@ -138,7 +133,7 @@ describe('patch/apply over the wire', () => {
 
   test('baseVersions from read(): applies at that version, stale_file after a change', async () => {
     using tree = createTempTree({ 'greet.txt': 'hello\nworld\nend\n' });
-    await using workspace = await client.openWorkspace(tree.root);
+    await using workspace = await client().openWorkspace(tree.root);
     const read = await workspace.read('greet.txt');
     assert.equal(read.content, 'hello\nworld\nend\n');
     assert.equal(read.sha256, sha256(read.content));

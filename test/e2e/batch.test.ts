@@ -1,10 +1,11 @@
 /** `patch/applyBatch` end to end: the client's `applyMany` stream, the summary, ordering, and the wire without a progress token. */
 import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { BatchSummarySchema } from '../../protocol/index.ts';
-import { PatchClient, type BatchReceipt, type BatchSummary } from '../../client/index.ts';
+import type { BatchReceipt, BatchSummary } from '../../client/index.ts';
 import { RawDaemon } from '../helpers/rawDaemon.ts';
+import { suiteClient } from '../helpers/suiteDaemon.ts';
 import { createTempTree, sha256 } from '../helpers/tempTree.ts';
 
 async function drain(stream: AsyncGenerator<BatchReceipt, BatchSummary>): Promise<{ receipts: BatchReceipt[]; summary: BatchSummary }> {
@@ -16,17 +17,11 @@ async function drain(stream: AsyncGenerator<BatchReceipt, BatchSummary>): Promis
 }
 
 describe('applyMany', () => {
-  let client: PatchClient;
-  before(async () => {
-    client = await PatchClient.spawn();
-  });
-  after(async () => {
-    await client.close();
-  });
+  const client = suiteClient();
 
   test('streams one receipt per patch, each independent, then a summary that adds up', async () => {
     using tree = createTempTree({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n' });
-    await using workspace = await client.openWorkspace(tree.root);
+    await using workspace = await client().openWorkspace(tree.root);
     const { receipts, summary } = await drain(workspace.applyMany([
       '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+A\n',
       [{ type: 'update_file', path: 'b.txt', diff: '-b\n+B\n' }],
@@ -45,7 +40,7 @@ describe('applyMany', () => {
 
   test('patches that share a file apply in index order, even many in flight', async () => {
     using tree = createTempTree({ 'chain.txt': 'step 0\n', 'side.txt': 'side 0\n' });
-    await using workspace = await client.openWorkspace(tree.root);
+    await using workspace = await client().openWorkspace(tree.root);
     const chain = Array.from({ length: 30 }, (_, n) => `--- a/chain.txt\n+++ b/chain.txt\n@@ -1 +1 @@\n-step ${n}\n+step ${n + 1}\n`);
     const side = Array.from({ length: 10 }, (_, n) => `--- a/side.txt\n+++ b/side.txt\n@@ -1 +1 @@\n-side ${n}\n+side ${n + 1}\n`);
     const { summary } = await drain(workspace.applyMany([...chain, ...side], { concurrency: 16 }));
@@ -56,7 +51,7 @@ describe('applyMany', () => {
 
   test('batch-wide options are defaults each patch may override', async () => {
     using tree = createTempTree({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
-    await using workspace = await client.openWorkspace(tree.root);
+    await using workspace = await client().openWorkspace(tree.root);
     const { summary } = await drain(workspace.applyMany([
       '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+A\n',
       { patch: '--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-b\n+B\n', dryRun: false },

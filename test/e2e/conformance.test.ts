@@ -7,36 +7,27 @@ import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { PatchClient, type FormatName, type Receipt, type Workspace } from '../../client/index.ts';
+import { describe, test } from 'node:test';
+import type { FormatName, Receipt, Workspace } from '../../client/index.ts';
 import { assertOutcome } from '../helpers/conformance.ts';
 import { corpusForRunner, loadSuite, readTree, SUITES, type CorpusCase } from '../helpers/corpus.ts';
-import { createTempTree, writeFiles, type TempTree } from '../helpers/tempTree.ts';
+import { suiteWorkspace } from '../helpers/suiteDaemon.ts';
+import { writeFiles } from '../helpers/tempTree.ts';
 
 const corpus = corpusForRunner();
 if (corpus !== undefined) describeOverTheWire(corpus);
 
 function describeOverTheWire(corpus: string): void {
   describe('conformance over the wire', () => {
-    let client: PatchClient;
-    let tree: TempTree;
-    let workspace: Workspace;
-    before(async () => {
-      tree = createTempTree();
-      client = await PatchClient.spawn();
-      workspace = await client.openWorkspace(tree.root);
-    });
-    after(async () => {
-      await client.close();
-      tree[Symbol.dispose]();
-    });
+    const shared = suiteWorkspace();
 
     for (const suite of SUITES) {
       for (const conformanceCase of loadSuite(corpus, suite)) {
         test(`${suite}/${conformanceCase.id}`, async () => {
-          resetTree(tree.root, conformanceCase.input);
-          const receipt = await applyCase(workspace, conformanceCase);
-          assertOutcome(conformanceCase, { tree: readTree(tree.root), error: receipt.status === 'rejected' ? receipt.error : undefined });
+          const { root } = shared.tree();
+          resetTree(root, conformanceCase.input);
+          const receipt = await applyCase(shared.workspace(), conformanceCase);
+          assertOutcome(conformanceCase, { tree: readTree(root), error: receipt.status === 'rejected' ? receipt.error : undefined });
           if (receipt.status !== 'rejected') assert.equal(receipt.status, 'applied');
         });
       }

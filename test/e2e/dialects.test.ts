@@ -1,30 +1,25 @@
 /** The later dialects end to end: SEARCH/REPLACE blocks, structured edits, whole-file writes, shell heredocs. */
 import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { FORMATS, PatchClient } from '../../client/index.ts';
+import { describe, test } from 'node:test';
+import { FORMATS } from '../../client/index.ts';
+import { suiteClient } from '../helpers/suiteDaemon.ts';
 import { createTempTree, sha256 } from '../helpers/tempTree.ts';
 
 const block = (path: string, search: string, replace: string) =>
   `${path}\n\`\`\`\n<<<<<<< SEARCH\n${search}=======\n${replace}>>>>>>> REPLACE\n\`\`\`\n`;
 
 describe('later dialects over the wire', () => {
-  let client: PatchClient;
-  before(async () => {
-    client = await PatchClient.spawn();
-  });
-  after(async () => {
-    await client.close();
-  });
+  const client = suiteClient();
 
   test('initialize lists every dialect as a format', () => {
-    assert.deepEqual([...client.formats], [...FORMATS]);
-    for (const name of ['search-replace', 'edits', 'shell']) assert.ok(client.formats.includes(name as never), name);
+    assert.deepEqual([...client().formats], [...FORMATS]);
+    for (const name of ['search-replace', 'edits', 'shell']) assert.ok(client().formats.includes(name as never), name);
   });
 
   test('SEARCH/REPLACE blocks for two files apply, detected as search-replace', async () => {
     using tree = createTempTree({ 'a.py': 'def f():\n    return 1\n', 'b.py': 'x = 1\ny = 2\n' });
-    await using workspace = await client.openWorkspace(tree.root);
+    await using workspace = await client().openWorkspace(tree.root);
     const reply = `Here are the edits.\n\n${block('a.py', '    return 1\n', '    return 2\n')}\nAnd:\n\n${block('b.py', 'y = 2\n', 'y = 3\n')}`;
     const receipt = await workspace.apply(reply);
     assert.equal(receipt.status, 'applied', JSON.stringify(receipt.error));
@@ -35,7 +30,7 @@ describe('later dialects over the wire', () => {
 
   test('a failing block leaves every file untouched, earlier blocks and other files included', async () => {
     using tree = createTempTree({ 'a.py': 'one\ntwo\n', 'b.py': 'three\n' });
-    await using workspace = await client.openWorkspace(tree.root);
+    await using workspace = await client().openWorkspace(tree.root);
     const before = tree.fingerprint();
     const reply = block('a.py', 'one\n', 'ONE\n') + block('b.py', 'three\n', 'THREE\n') + block('a.py', 'missing\n', 'x\n');
     const receipt = await workspace.apply(reply);
@@ -47,7 +42,7 @@ describe('later dialects over the wire', () => {
 
   test('str_replace edits and an insert apply in order; an ambiguous oldText is refused', async () => {
     using tree = createTempTree({ 'c.ts': 'let a = 1;\nlet b = 1;\n' });
-    await using workspace = await client.openWorkspace(tree.root);
+    await using workspace = await client().openWorkspace(tree.root);
     const ambiguous = await workspace.apply({ edits: [{ path: 'c.ts', oldText: '= 1', newText: '= 2' }] });
     assert.equal(ambiguous.status, 'rejected');
     assert.equal(ambiguous.error?.code, 'ambiguous_context');
@@ -64,7 +59,7 @@ describe('later dialects over the wire', () => {
 
   test('whole-file writes: create freely, replace only with the current sha256', async () => {
     using tree = createTempTree({ 'keep.txt': 'old\n' });
-    await using workspace = await client.openWorkspace(tree.root);
+    await using workspace = await client().openWorkspace(tree.root);
     const created = await workspace.apply({ edits: [{ path: 'new/file.txt', content: 'hello\n' }] });
     assert.equal(created.status, 'applied', JSON.stringify(created.error));
     assert.equal(tree.text('new/file.txt'), 'hello\n');
@@ -80,7 +75,7 @@ describe('later dialects over the wire', () => {
 
   test('a `cd dir && apply_patch` heredoc applies relative to dir; other commands are refused', async () => {
     using tree = createTempTree({ 'pkg/src/lib.rs': 'fn a() {}\n' });
-    await using workspace = await client.openWorkspace(tree.root);
+    await using workspace = await client().openWorkspace(tree.root);
     const command = "cd pkg && apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/lib.rs\n@@\n-fn a() {}\n+fn b() {}\n*** End Patch\nEOF\n";
     const receipt = await workspace.apply(command);
     assert.equal(receipt.status, 'applied', JSON.stringify(receipt.error));
@@ -97,7 +92,7 @@ describe('later dialects over the wire', () => {
 
   test('a format given by the caller wins over detection', async () => {
     using tree = createTempTree({ 'a.txt': 'x\n' });
-    await using workspace = await client.openWorkspace(tree.root);
+    await using workspace = await client().openWorkspace(tree.root);
     const receipt = await workspace.apply(block('a.txt', 'x\n', 'y\n'), { format: 'unified' });
     assert.equal(receipt.status, 'rejected');
     assert.equal(tree.text('a.txt'), 'x\n');

@@ -5,9 +5,10 @@
  */
 import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { PatchClient, RpcError } from '../../client/index.ts';
+import { describe, test } from 'node:test';
+import { RpcError } from '../../client/index.ts';
 import { commit, createScratch, diffTrees, git, gitRepo, readTree, run, workTree } from '../helpers/producers.ts';
+import { suiteClient } from '../helpers/suiteDaemon.ts';
 
 const OLD_TREE = {
   'src/main.c': 'int main(void)\n{\n    return 0;\n}\n',
@@ -23,13 +24,7 @@ const NEW_TREE = {
 };
 
 describe('diff producers over the wire', () => {
-  let client: PatchClient;
-  before(async () => {
-    client = await PatchClient.spawn();
-  });
-  after(async () => {
-    await client.close();
-  });
+  const client = suiteClient();
 
   test('diff -ruN old/ new/: the strip level is found, reported, and the tree equals patch -p1\'s', async () => {
     using scratch = createScratch();
@@ -39,7 +34,7 @@ describe('diff producers over the wire', () => {
     const byPatch = scratch.copy('old', 'by-patch');
     run('patch', ['-p1', '-s'], byPatch, { input: patch });
     const workspaceRoot = scratch.copy('old', 'ws');
-    await using workspace = await client.openWorkspace(workspaceRoot);
+    await using workspace = await client().openWorkspace(workspaceRoot);
     const receipt = await workspace.apply(patch);
     assert.equal(receipt.status, 'applied', JSON.stringify(receipt.error));
     assert.deepEqual(receipt.files.map((file) => `${file.op} ${file.path}`).sort(), ['add src/added.h', 'delete gone.txt', 'update src/main.c', 'update src/util.c']);
@@ -53,7 +48,7 @@ describe('diff producers over the wire', () => {
     scratch.write('proj2/lib', { 'x.txt': 'one\n2\n' });
     const patch = run('diff', ['-u', 'proj/lib/x.txt', 'proj2/lib/x.txt'], scratch.dir, { ok: [1] }).stdout;
     const workspaceRoot = scratch.write('ws/lib', { 'x.txt': 'one\ntwo\n' }).replace(/\/lib$/, '');
-    await using workspace = await client.openWorkspace(workspaceRoot);
+    await using workspace = await client().openWorkspace(workspaceRoot);
     const dry = await workspace.apply(patch, { dryRun: true });
     assert.equal(dry.status, 'dry_run', JSON.stringify(dry.error));
     assert.deepEqual(dry.files.map((file) => file.path), ['lib/x.txt']);
@@ -75,7 +70,7 @@ describe('diff producers over the wire', () => {
     const byPatch = scratch.write('by-patch', { a: 'x\ny\n' });
     run('patch', ['-s'], byPatch, { input: patch });
     const workspaceRoot = scratch.write('ws', { a: 'x\ny\n' });
-    await using workspace = await client.openWorkspace(workspaceRoot);
+    await using workspace = await client().openWorkspace(workspaceRoot);
     const receipt = await workspace.apply(patch);
     assert.equal(receipt.status, 'applied', JSON.stringify(receipt.error));
     assert.equal(diffTrees(readTree(workspaceRoot), readTree(byPatch)), undefined);
@@ -100,7 +95,7 @@ describe('diff producers over the wire', () => {
     const workspaceRoot = `${scratch.dir}/ws`;
     git(scratch.dir, 'clone', '-q', repo, workspaceRoot);
     git(workspaceRoot, 'checkout', '-q', base);
-    await using workspace = await client.openWorkspace(workspaceRoot);
+    await using workspace = await client().openWorkspace(workspaceRoot);
     const receipt = await workspace.apply(mbox);
     assert.equal(receipt.status, 'applied', JSON.stringify(receipt.error));
     assert.deepEqual(receipt.files.map((file) => `${file.op} ${file.fromPath ? `${file.fromPath} -> ` : ''}${file.path}`), [
@@ -131,7 +126,7 @@ describe('diff producers over the wire', () => {
     const byGit = scratch.copy('repo', 'by-git');
     run('git', ['apply'], byGit, { input: plain });
     const workspaceRoot = scratch.copy('repo', 'ws');
-    await using workspace = await client.openWorkspace(workspaceRoot);
+    await using workspace = await client().openWorkspace(workspaceRoot);
     const receipt = await workspace.apply(coloured);
     assert.equal(receipt.status, 'applied', JSON.stringify(receipt.error));
     assert.ok(receipt.diagnostics.some((entry) => entry.code === 'ansi_colors_stripped'));
@@ -146,7 +141,7 @@ describe('diff producers over the wire', () => {
     const gnu = run('patch', ['--dry-run', '--batch', '--forward'], byPatch, { input: reversed, ok: [1] });
     assert.match(gnu.stdout, /Reversed \(or previously applied\) patch detected/);
     const workspaceRoot = scratch.write('ws', { 'x.txt': 'a\nb\n' });
-    await using workspace = await client.openWorkspace(workspaceRoot);
+    await using workspace = await client().openWorkspace(workspaceRoot);
     const receipt = await workspace.apply(reversed);
     assert.equal(receipt.error?.code, 'already_applied');
     assert.match(receipt.error?.hint ?? '', /reversed/);
@@ -156,7 +151,7 @@ describe('diff producers over the wire', () => {
   test('a path naming a directory is is_directory and nothing is created', async () => {
     using scratch = createScratch();
     const workspaceRoot = scratch.write('ws', { 'keep.txt': 'k\n' });
-    await using workspace = await client.openWorkspace(workspaceRoot);
+    await using workspace = await client().openWorkspace(workspaceRoot);
     const receipt = await workspace.apply('*** Begin Patch\n*** Add File: newdir/\n+x\n*** End Patch\n');
     assert.equal(receipt.error?.code, 'is_directory');
     assert.deepEqual([...readTree(workspaceRoot).keys()], ['keep.txt']);

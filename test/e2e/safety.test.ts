@@ -3,8 +3,8 @@ import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
 import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { PatchClient } from '../../client/index.ts';
+import { describe, test } from 'node:test';
+import { suiteClient } from '../helpers/suiteDaemon.ts';
 import { createTempTree } from '../helpers/tempTree.ts';
 
 const add = (path: string) => `*** Begin Patch\n*** Add File: ${path}\n+pwned\n*** End Patch\n`;
@@ -24,13 +24,7 @@ const ESCAPES: readonly { readonly name: string; readonly patch: string; readonl
 ];
 
 describe('escapes never write outside the workspace', () => {
-  let client: PatchClient;
-  before(async () => {
-    client = await PatchClient.spawn();
-  });
-  after(async () => {
-    await client.close();
-  });
+  const client = suiteClient();
 
   for (const escape of ESCAPES) {
     test(escape.name, async () => {
@@ -38,7 +32,7 @@ describe('escapes never write outside the workspace', () => {
       symlinkSync(tree.outside, join(tree.root, 'linkdir'));
       symlinkSync(join(tree.outside, 'secret.txt'), join(tree.root, 'link.txt'));
       const before = tree.fingerprint();
-      await using workspace = await client.openWorkspace(tree.root);
+      await using workspace = await client().openWorkspace(tree.root);
       const receipt = await workspace.apply(escape.patch.replace('OUTSIDE', tree.outside));
       assert.equal(receipt.status, 'rejected');
       assert.ok(escape.codes.includes(receipt.error?.code ?? ''), `got ${receipt.error?.code}: ${receipt.error?.message}`);
@@ -49,7 +43,7 @@ describe('escapes never write outside the workspace', () => {
   test('a NUL byte in a path is refused', async () => {
     using tree = createTempTree({ 'inside.txt': 'inside\n' });
     const before = tree.fingerprint();
-    await using workspace = await client.openWorkspace(tree.root);
+    await using workspace = await client().openWorkspace(tree.root);
     const receipt = await workspace.apply([{ type: 'create_file', path: 'evil\u0000.txt', diff: '+x\n' }]);
     assert.equal(receipt.status, 'rejected');
     assert.equal(tree.fingerprint(), before);
@@ -58,7 +52,7 @@ describe('escapes never write outside the workspace', () => {
   test('a symlink that stays inside the tree is followed', async () => {
     using tree = createTempTree({ 'real/file.txt': 'secret\n' });
     symlinkSync(join(tree.root, 'real'), join(tree.root, 'alias'));
-    await using workspace = await client.openWorkspace(tree.root);
+    await using workspace = await client().openWorkspace(tree.root);
     const receipt = await workspace.apply(update('alias/file.txt'), { dryRun: true });
     assert.equal(receipt.status, 'dry_run', JSON.stringify(receipt.error));
   });

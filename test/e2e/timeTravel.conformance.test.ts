@@ -10,38 +10,29 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { PatchClient, type FormatName, type Workspace } from '../../client/index.ts';
+import { describe, test } from 'node:test';
+import type { FormatName } from '../../client/index.ts';
 import { findCorpus, loadSuite, SUITES } from '../helpers/corpus.ts';
 import { resetTreeWithModes, treeWithModes } from '../helpers/modeTree.ts';
-import { createTempTree, type TempTree } from '../helpers/tempTree.ts';
+import { suiteWorkspace } from '../helpers/suiteDaemon.ts';
 
 const corpus = findCorpus();
 
 describe('undo, redo and session/diff of every applying conformance case', { skip: corpus === undefined ? 'no conformance corpus beside this checkout' : false }, () => {
-  let client: PatchClient;
-  let tree: TempTree;
-  let workspace: Workspace;
-  before(async () => {
-    tree = createTempTree();
-    client = await PatchClient.spawn();
-    workspace = await client.openWorkspace(tree.root);
-  });
-  after(async () => {
-    await client.close();
-    tree[Symbol.dispose]();
-  });
+  const shared = suiteWorkspace();
 
   for (const suite of corpus === undefined ? [] : SUITES) {
     for (const conformanceCase of loadSuite(corpus!, suite).filter((candidate) => candidate.expect === 'apply')) {
       test(`${suite}/${conformanceCase.id}`, async () => {
-        resetTreeWithModes(tree.root, conformanceCase.input, join(conformanceCase.dir, 'input'));
-        const input = treeWithModes(tree.root);
+        const workspace = shared.workspace();
+        const { root } = shared.tree();
+        resetTreeWithModes(root, conformanceCase.input, join(conformanceCase.dir, 'input'));
+        const input = treeWithModes(root);
         const [previous] = await workspace.transactions({ limit: 1 });
         const patch = conformanceCase.operations ?? conformanceCase.patch ?? '';
         const applied = await workspace.apply(patch, { format: conformanceCase.format as FormatName });
         assert.equal(applied.status, 'applied', JSON.stringify(applied.error));
-        const post = treeWithModes(tree.root);
+        const post = treeWithModes(root);
 
         const { diff } = await workspace.sessionDiff({ since: previous?.transactionId });
         assert.deepEqual(gitApplied(conformanceCase.input, join(conformanceCase.dir, 'input'), diff), post, diff);
@@ -54,10 +45,10 @@ describe('undo, redo and session/diff of every applying conformance case', { ski
         const undone = await workspace.undo(applied.transactionId);
         assert.equal(undone.status, 'applied', JSON.stringify(undone.error));
         assert.equal(undone.format, 'undo');
-        assert.deepEqual(treeWithModes(tree.root), input);
+        assert.deepEqual(treeWithModes(root), input);
         const redone = await workspace.undo(undone.transactionId);
         assert.equal(redone.status, 'applied', JSON.stringify(redone.error));
-        assert.deepEqual(treeWithModes(tree.root), post);
+        assert.deepEqual(treeWithModes(root), post);
       });
     }
   }

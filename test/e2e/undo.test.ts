@@ -3,9 +3,10 @@ import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
 import { chmodSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { PatchClient, RpcError } from '../../client/index.ts';
 import { treeWithModes } from '../helpers/modeTree.ts';
+import { suiteClient } from '../helpers/suiteDaemon.ts';
 import { createTempTree, sha256 } from '../helpers/tempTree.ts';
 
 const EDIT = '--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n';
@@ -14,17 +15,11 @@ const DELETE_TOOL = '*** Begin Patch\n*** Delete File: bin/tool.sh\n*** End Patc
 const MOVE = '*** Begin Patch\n*** Update File: src/old.ts\n*** Move to: lib/new.ts\n@@\n-x\n+y\n*** End Patch\n';
 
 describe('undo over the wire', () => {
-  let client: PatchClient;
-  before(async () => {
-    client = await PatchClient.spawn();
-  });
-  after(async () => {
-    await client.close();
-  });
+  const client = suiteClient();
 
   test('an undo reverts, lists as format undo, and undoing it redoes', async () => {
     using tree = createTempTree({ 'a.txt': 'one\ntwo\n' });
-    await using workspace = await client.openWorkspace(tree.root);
+    await using workspace = await client().openWorkspace(tree.root);
     const applied = await workspace.apply(EDIT);
     const preview = await workspace.undo(applied.transactionId, { dryRun: true });
     assert.equal(preview.status, 'dry_run');
@@ -47,7 +42,7 @@ describe('undo over the wire', () => {
 
   test('an undo is refused, writing nothing, once a file changed afterwards: by patchd or from outside', async () => {
     using tree = createTempTree({ 'a.txt': 'one\ntwo\n' });
-    await using workspace = await client.openWorkspace(tree.root);
+    await using workspace = await client().openWorkspace(tree.root);
     const first = await workspace.apply(EDIT);
     await workspace.apply(EDIT_AGAIN);
     const refused = await workspace.undo(first.transactionId);
@@ -67,7 +62,7 @@ describe('undo over the wire', () => {
     using tree = createTempTree({ 'bin/tool.sh': '#!/bin/sh\necho hi\n', 'src/old.ts': 'x\n' });
     chmodSync(join(tree.root, 'bin/tool.sh'), 0o755);
     const before = treeWithModes(tree.root);
-    await using workspace = await client.openWorkspace(tree.root);
+    await using workspace = await client().openWorkspace(tree.root);
     const deleted = await workspace.apply(DELETE_TOOL);
     const moved = await workspace.apply(MOVE);
     assert.equal(moved.status, 'applied', JSON.stringify(moved.error));
@@ -82,7 +77,7 @@ describe('undo over the wire', () => {
   test('a patch of mode lines only writes nothing and says so; its undo says there is nothing to undo', async () => {
     using tree = createTempTree({ 'run.sh': 'echo hi\n' });
     const before = treeWithModes(tree.root);
-    await using workspace = await client.openWorkspace(tree.root);
+    await using workspace = await client().openWorkspace(tree.root);
     const modeOnly = await workspace.apply('diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n');
     assert.equal(modeOnly.status, 'applied', JSON.stringify(modeOnly.error));
     assert.deepEqual(modeOnly.files, []);
@@ -98,7 +93,7 @@ describe('undo over the wire', () => {
 
   test('an unknown id is a rejected receipt; an unknown since is -32602 unknown_transaction', async () => {
     using tree = createTempTree({ 'a.txt': 'one\ntwo\n' });
-    await using workspace = await client.openWorkspace(tree.root);
+    await using workspace = await client().openWorkspace(tree.root);
     const receipt = await workspace.undo('no-such-transaction');
     assert.equal(receipt.status, 'rejected');
     assert.equal(receipt.error?.code, 'unknown_transaction');
@@ -109,7 +104,7 @@ describe('undo over the wire', () => {
 
   test('session/diff: renames as renames, paths back where they began drop out, since is exclusive', async () => {
     using tree = createTempTree({ 'a.txt': 'one\ntwo\n', 'src/old.ts': 'x\n' });
-    await using workspace = await client.openWorkspace(tree.root);
+    await using workspace = await client().openWorkspace(tree.root);
     const first = await workspace.apply(EDIT);
     await workspace.apply(MOVE);
     const all = await workspace.sessionDiff();
