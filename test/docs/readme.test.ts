@@ -12,6 +12,7 @@ import { USAGE } from '../../daemon/cli/help.ts';
 import { SERVE_OPTIONS } from '../../daemon/cli/serve.ts';
 import { ENVIRONMENT_HELP } from '../../daemon/cli/settings.ts';
 import { BIN, REPO_ROOT } from '../helpers/cli.ts';
+import { findCorpus, loadSuite, SUITES } from '../helpers/corpus.ts';
 
 const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
 
@@ -27,6 +28,12 @@ test('every error code is in the README with its exact hint', () => {
   for (const [code, hint] of Object.entries(ERROR_HINTS)) {
     assert.ok(readme.includes(`| \`${code}\` | ${hint} |`), `README lacks the row for ${code}`);
   }
+});
+
+test('the README gives the conformance corpus its size', { skip: findCorpus() === undefined ? 'no conformance corpus beside this checkout' : false }, () => {
+  const corpus = findCorpus()!;
+  const cases = SUITES.reduce((total, suite) => total + loadSuite(corpus, suite).length, 0);
+  assert.match(readme, new RegExp(`conformance corpus \\(${cases} cases from`));
 });
 
 test('every format is described in the README', () => {
