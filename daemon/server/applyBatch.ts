@@ -42,12 +42,15 @@ export async function applyBatch(params: ApplyBatchParams, context: BatchContext
   return summarize(receipts, params.partialResultToken === undefined);
 }
 
-/** One patch's receipt; an internal fault becomes that patch's `internal_error` receipt, so the rest of the batch goes on. */
+/**
+ * One patch's receipt; an internal fault becomes that patch's `internal_error` receipt, so the
+ * rest of the batch goes on. Cancellation, or the workspace closing under the batch, ends it.
+ */
 async function applyItem(workspaceId: string, patch: BatchPatch, turn: Turn, context: BatchContext): Promise<Receipt> {
   try {
     return await applyPatch({ ...patch, workspaceId }, { ...context, turn });
   } catch (error) {
-    if (context.signal.aborted) throw error;
+    if (context.signal.aborted || context.workspace.closed) throw error;
     context.log.error('batch item failed', describeError(error));
     const draft = new ReceiptDraft(patch.atomic ?? true, patch.format ?? 'auto');
     return draft.rejected(failureOf(engineError('internal_error', 'patchd failed on this patch; see the daemon log.')));

@@ -4,12 +4,24 @@
  */
 import type { EngineError } from '../engine/index.ts';
 
-/** The `workspaceId` is not open (for this client). */
+/**
+ * The `workspaceId` is not open (for this client) — or `closedWhileWaiting`: it was open when
+ * the request arrived, and was closed (`workspace/close`, or its last client leaving) before the
+ * request could finish; nothing the request had not yet committed was written.
+ */
 export class UnknownWorkspaceError extends Error {
   override readonly name = 'UnknownWorkspaceError';
   readonly code = 'unknown_workspace';
-  constructor(readonly workspaceId: string) {
-    super(`No open workspace has id ${JSON.stringify(workspaceId)}; open it with workspace/open first.`);
+  constructor(readonly workspaceId: string, readonly closedWhileWaiting = false) {
+    super(closedWhileWaiting
+      ? `The workspace ${JSON.stringify(workspaceId)} was closed while this request waited; what it had not committed by then was not written.`
+      : `No open workspace has id ${JSON.stringify(workspaceId)}; open it with workspace/open first.`);
+  }
+
+  get hint(): string {
+    return this.closedWhileWaiting
+      ? 'Open the root again with workspace/open and resend the request with the new workspaceId; transaction/list shows what was committed.'
+      : 'Open the root with workspace/open and use the workspaceId it returns.';
   }
 }
 

@@ -120,15 +120,15 @@ export class PatchdHandlers {
 
   /** `session/diff`; `since: null` (in-process callers only) covers every retained transaction. */
   async sessionDiff({ workspaceId, since }: Omit<SessionDiffParams, 'since'> & { readonly since?: string | null | undefined }): Promise<SessionDiffResult> {
-    return sessionDiff(this.#deps.registry.get(workspaceId).workspace, since);
+    return this.#whileOpen(workspaceId, sessionDiff(this.#deps.registry.get(workspaceId).workspace, since));
   }
 
   async listTransactions({ workspaceId, limit }: ListTransactionsParams): Promise<ListTransactionsResult> {
-    return listTransactions(this.#deps.registry.get(workspaceId).workspace, limit ?? DEFAULT_LIST_LIMIT);
+    return this.#whileOpen(workspaceId, listTransactions(this.#deps.registry.get(workspaceId).workspace, limit ?? DEFAULT_LIST_LIMIT));
   }
 
   async readFile({ workspaceId, path }: ReadFileParams): Promise<ReadFileResult> {
-    const read = await this.#deps.registry.get(workspaceId).workspace.read(path);
+    const read = await this.#whileOpen(workspaceId, this.#deps.registry.get(workspaceId).workspace.read(path));
     if (!read.ok) throw new FileRequestError(read.error);
     this.#deps.registry.noteTouched(workspaceId, this.#deps.sessionId, [read.value.path]);
     return read.value;
@@ -145,14 +145,14 @@ export class PatchdHandlers {
   }
 
   /**
-   * Work on a workspace that was closed under it (its pool stopped) fails as `unknown_workspace`,
-   * not as an internal fault; any other failure passes through.
+   * Work on a workspace that was closed under it (the workspace refusing work, its pool stopped)
+   * fails as `unknown_workspace`, not as an internal fault; any other failure passes through.
    */
   async #whileOpen<T>(workspaceId: string, work: Promise<T>): Promise<T> {
     try {
       return await work;
     } catch (error) {
-      if (!this.#deps.registry.isOpen(workspaceId)) throw new UnknownWorkspaceError(workspaceId);
+      if (!this.#deps.registry.isOpen(workspaceId)) throw new UnknownWorkspaceError(workspaceId, true);
       throw error;
     }
   }

@@ -17,7 +17,7 @@ import { describeError, type Logger } from './logger.ts';
 export function toResponseError(error: unknown, log: Logger): ResponseError<RpcErrorData | undefined> {
   if (error instanceof ResponseError) return error as ResponseError<RpcErrorData | undefined>;
   if (error instanceof ZodError) return invalidParams(`Invalid params: ${summarizeIssues(error)}`, { code: 'invalid_params', issues: issuesOf(error) });
-  if (error instanceof UnknownWorkspaceError) return invalidParams(error.message, { code: 'unknown_workspace' });
+  if (error instanceof UnknownWorkspaceError) return invalidParams(error.message, { code: 'unknown_workspace', hint: error.hint });
   if (hasCode(error, 'bad_root')) return invalidParams(error.message, { code: 'bad_root' });
   if (error instanceof StateDirError) {
     log.error('state directory unusable', { stateDir: error.stateDir, error: error.message });

@@ -15,7 +15,7 @@
  */
 import { realpathSync } from 'node:fs';
 import nodePath from 'node:path';
-import { engineError, type EngineError } from '../engine/errors.ts';
+import { engineError } from '../engine/errors.ts';
 import { normalizePatchPath } from '../engine/paths.ts';
 import { fail, ok, type FileSnapshot, type Plan, type Result } from '../engine/types.ts';
 import { ContentCache, DEFAULT_CACHE_OPTIONS, type ContentCacheOptions } from './cache.ts';
@@ -152,7 +152,7 @@ export class Workspace {
 
   /** Guards every path, then reads each: file bytes, missing, or directory. Keys are normalised paths. */
   async snapshot(paths: readonly string[], options: SnapshotOptions = {}): Promise<Result<Map<string, FileSnapshot>>> {
-    if (this.#closed) return fail(closedError());
+    this.#refuseIfClosed();
     const entries = await this.#reader.read(paths, options);
     if (!entries.ok) return entries;
     const snapshots = new Map<string, FileSnapshot>();
@@ -165,12 +165,13 @@ export class Workspace {
 
   /** Which of `paths` are regular files (guarded, nothing read): the strip level of a unified diff depends on it. */
   existingFiles(paths: readonly string[]): string[] {
-    return this.#closed ? [] : existingFiles(this.#context.guard, paths);
+    this.#refuseIfClosed();
+    return existingFiles(this.#context.guard, paths);
   }
 
   /** `file/read`: not_found, binary_file, limit_exceeded, path_escape, permission_denied as errors. */
   async read(path: string): Promise<Result<FileRead>> {
-    if (this.#closed) return fail(closedError());
+    this.#refuseIfClosed();
     const entries = await this.#reader.read([path]);
     if (!entries.ok) return entries;
     const [found] = entries.value;
@@ -194,7 +195,7 @@ export class Workspace {
 
   /** Commits a plan made from `snapshots` (see `CommitOptions`); the caller should hold the paths' locks. */
   async commit(plan: Plan, options: CommitOptions): Promise<CommitOutcome> {
-    if (this.#closed) return { status: 'rejected', error: closedError() };
+    this.#refuseIfClosed();
     const running = commitPlan(this.#context, plan, options).catch((error: unknown): CommitOutcome => {
       // commitPlan returns failures as data; this only catches a bug, so the caller still gets an outcome.
       const message = `The commit failed unexpectedly: ${error instanceof Error ? error.message : String(error)}.`;
@@ -212,11 +213,13 @@ export class Workspace {
 
   /** Committed transactions, newest first, at most `limit` (from the undo records: all processes, across restarts). */
   async transactions(limit: number): Promise<TransactionEntry[]> {
+    this.#refuseIfClosed();
     return listTransactions(this.#context.records, limit);
   }
 
   /** The undo records of one committed transaction, in commit order; none when the id is unknown or past retention. */
   async recordsOf(transactionId: string): Promise<LoadedRecord[]> {
+    this.#refuseIfClosed();
     const loaded = await Promise.all((await recordsOf(this.#context.records, transactionId)).map((name) => this.#context.records.load(name)));
     return loaded.filter((record): record is LoadedRecord => record !== undefined);
   }
@@ -227,6 +230,7 @@ export class Workspace {
    * state before the first of them to the disk now. Undefined when `since` names no transaction.
    */
   async sessionChanges(since?: string | null): Promise<Result<NetChange[]> | undefined> {
+    this.#refuseIfClosed();
     const afterKey = since === undefined ? this.#sessionStart : since === null ? '' : await keyOf(this.#context.records, since);
     if (afterKey === undefined) return undefined;
     const start = windowStart(await loadWindow(this.#context.records, afterKey, compareKeys));
@@ -252,6 +256,11 @@ export class Workspace {
     return { watchedPaths: this.#monitor.watchedPaths, cachedFiles: this.#cache.size, cachedBytes: this.#cache.bytes };
   }
 
+  /** True once `close()` was called: every read, commit and history query then throws `WorkspaceClosedError`. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
   /** Refuses new work, waits for commits in flight (so none is left half-done), stops watching. */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -262,6 +271,10 @@ export class Workspace {
     this.#cache.clear();
     await this.#context.log.close();
     await this.#context.syncer.close();
+  }
+
+  #refuseIfClosed(): void {
+    if (this.#closed) throw new WorkspaceClosedError();
   }
 
   #noteRead(path: string, entry: DiskEntry, locked: boolean): void {
@@ -318,6 +331,14 @@ export function lockKey(root: string, path: string): string {
   }
 }
 
-function closedError(): EngineError {
-  return engineError('io_error', 'The workspace is closed.');
+/**
+ * Work asked of a workspace after it was closed — a request that waited (for a lock, the pool)
+ * while its workspace was closed under it. Thrown, not returned as a patch error: no receipt
+ * code fits, and the server answers it as `unknown_workspace` (see `handlers.ts`).
+ */
+export class WorkspaceClosedError extends Error {
+  override readonly name = 'WorkspaceClosedError';
+  constructor() {
+    super('The workspace was closed.');
+  }
 }

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import test from 'node:test';
 import { LIMITS } from '../../daemon/engine/limits.ts';
-import { StateDirError, Workspace, WorkspaceRootError, sha256Hex } from '../../daemon/workspace/workspace.ts';
+import { StateDirError, Workspace, WorkspaceClosedError, WorkspaceRootError, sha256Hex } from '../../daemon/workspace/workspace.ts';
 import { encode, planOf, updateFile, withSandbox } from './fixtures.ts';
 
 test('open realpaths the root and refuses a missing root or a file', async () => {
@@ -108,9 +108,13 @@ test('a closed workspace refuses work', async () => {
   await withSandbox({ 'a.txt': 'a\n' }, async (sandbox) => {
     const workspace = await sandbox.open();
     await workspace.close();
-    assert.equal((await workspace.read('a.txt')).ok, false);
-    assert.equal((await workspace.snapshot(['a.txt'])).ok, false);
-    const outcome = await workspace.commit(planOf(updateFile('a.txt', 'b\n')), { atomic: true, snapshots: new Map() });
-    assert.equal(outcome.status, 'rejected');
+    assert.equal(workspace.closed, true);
+    await assert.rejects(workspace.read('a.txt'), WorkspaceClosedError);
+    await assert.rejects(workspace.snapshot(['a.txt']), WorkspaceClosedError);
+    await assert.rejects(workspace.commit(planOf(updateFile('a.txt', 'b\n')), { atomic: true, snapshots: new Map() }), WorkspaceClosedError);
+    await assert.rejects(workspace.recordsOf('tx'), WorkspaceClosedError);
+    await assert.rejects(workspace.transactions(1), WorkspaceClosedError);
+    await assert.rejects(workspace.sessionChanges(null), WorkspaceClosedError);
+    assert.throws(() => workspace.existingFiles(['a.txt']), WorkspaceClosedError);
   });
 });
