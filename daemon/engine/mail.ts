@@ -80,8 +80,16 @@ function splitMails(lines: readonly string[]): Mail[] | undefined {
 }
 
 function blankLineAfter(lines: readonly string[], from: number): number {
-  const blank = lines.findIndex((line, index) => index >= from && line.trim() === '');
-  return blank < 0 ? lines.length : blank;
+  return indexWhere(lines, { start: from, end: lines.length }, (line) => line.trim() === '') ?? lines.length;
+}
+
+/**
+ * The first index in `range` whose line satisfies `test`. Scans only the range: a search from
+ * line 0 for each mail made a mailbox of many mails quadratic.
+ */
+function indexWhere(lines: readonly string[], range: Mail, test: (line: string) => boolean): number | undefined {
+  for (let index = range.start; index < range.end; index++) if (test(lines[index] ?? '')) return index;
+  return undefined;
 }
 
 interface Headers extends Map<string, string> {
@@ -119,9 +127,8 @@ function subjectOf(headers: Headers): string | undefined {
  * to the `-- ` signature.
  */
 function diffRange(lines: readonly string[], body: Mail): Mail | undefined {
-  let from = body.start;
-  const separator = lines.findIndex((line, index) => index >= body.start && index < body.end && line.trimEnd() === '---');
-  if (separator >= 0) from = separator + 1;
+  const separator = indexWhere(lines, body, (line) => line.trimEnd() === '---');
+  const from = separator === undefined ? body.start : separator + 1;
   let start = -1;
   for (let index = from; index < body.end; index++) {
     const line = lines[index] ?? '';

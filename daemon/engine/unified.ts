@@ -45,6 +45,8 @@ interface ParserState extends LineCursor {
   readonly sections: Section[];
   readonly diagnostics: Diagnostic[];
   readonly ignoredMetadata: string[];
+  /** Codes of the text-around-patch diagnostics already given (once each, however many lines). */
+  readonly noted: Set<string>;
 }
 
 /** A file section: a `diff --git` one resolved as it is read, or one with bare `---`/`+++` names. */
@@ -59,7 +61,7 @@ interface Section {
 function parseAll(lines: readonly string[], options: UnifiedOptions): Result<ParsedPatch> {
   const limitError = checkLimits(lines);
   if (limitError) return fail(limitError);
-  const state: ParserState = { lines, index: 0, options, sections: [], diagnostics: [], ignoredMetadata: [] };
+  const state: ParserState = { lines, index: 0, options, sections: [], diagnostics: [], ignoredMetadata: [], noted: new Set() };
   while (state.index < lines.length) {
     const error = parseNext(state);
     if (error) return fail(error);
@@ -101,7 +103,9 @@ const DIFF_COMMAND = /^diff -\S*\s/;
 function noteSurroundingText(state: ParserState, line: string): void {
   if (line.trim() === '' || DIFF_COMMAND.test(line)) return;
   const code = FENCE.test(line) ? 'fenced_patch' : 'text_around_patch';
-  if (state.diagnostics.some((diagnostic) => diagnostic.code === code)) return;
+  // A set, not a search of the diagnostics: those grow with every hunk, and this runs per line.
+  if (state.noted.has(code)) return;
+  state.noted.add(code);
   const message = code === 'fenced_patch'
     ? `A Markdown code fence (line ${state.index + 1}) around the diff was ignored.`
     : `Text that is not part of the diff (first at line ${state.index + 1}) was ignored.`;
