@@ -219,11 +219,27 @@ function withoutPrefix(name: string | null, prefix: string): string | null {
   return name !== null && name.startsWith(prefix) ? name.slice(prefix.length) : name;
 }
 
-/** The deepest level that leaves each of the section's names something. */
+/**
+ * Most levels tried when working a level out. Each try strips and normalises the whole name, so
+ * without a bound a name of thousands of components (one 256 KiB header line) costs its length
+ * squared; no real tree is this deep, and `strip` still forces any level.
+ */
+export const MAX_FOUND_LEVEL = 32;
+
+/** The deepest level worth trying: one that leaves each of the section's names something, at most `MAX_FOUND_LEVEL`. */
 function deepestLevel(section: NamePair): number {
   const names = [section.old, section.new].filter((name): name is string => name !== null);
   if (names.length === 0) return 0;
-  return Math.min(...names.map((name) => name.replace(/\/+$/, '').match(/\/+/g)?.length ?? 0));
+  return Math.min(MAX_FOUND_LEVEL, ...names.map(slashRuns));
+}
+
+/** Runs of slashes before the name's last component (a loop: `/\/+$/` backtracks quadratically on a long run). */
+function slashRuns(name: string): number {
+  let end = name.length;
+  while (end > 0 && name[end - 1] === '/') end--;
+  let runs = 0;
+  for (let index = 0; index < end; index++) if (name[index] === '/' && name[index - 1] !== '/') runs++;
+  return runs;
 }
 
 function range(count: number): number[] {

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parsePatch, type ParsedPatch, type PatchInput } from '../../daemon/engine/index.ts';
-import { preferredName, stripComponents } from '../../daemon/engine/strip.ts';
+import { MAX_FOUND_LEVEL, preferredName, stripComponents } from '../../daemon/engine/strip.ts';
 
 function parsed(input: PatchInput): ParsedPatch {
   const result = parsePatch(input);
@@ -74,6 +74,22 @@ describe('strip level', () => {
     assert.deepEqual(targets({ patch, existingPaths: ['f.txt', 'a/f.txt'] }), ['update f.txt']);
     const git = 'diff --git a/f.txt b/f.txt\n' + patch;
     assert.equal(parsed({ patch: git, probe: true }).pathProbe, undefined);
+  });
+
+  test(`levels are worked out up to ${MAX_FOUND_LEVEL} deep; strip reaches deeper`, () => {
+    const deep = (levels: number) => section(`${'old/'.repeat(levels)}f.txt`, `${'new/'.repeat(levels)}f.txt`);
+    assert.deepEqual(targets({ patch: deep(MAX_FOUND_LEVEL) }), ['update f.txt']);
+    const deeper = parsePatch({ patch: deep(MAX_FOUND_LEVEL + 1) });
+    assert.equal(deeper.ok ? 'parsed' : deeper.error.code, 'rename_path_mismatch');
+    assert.deepEqual(targets({ patch: deep(MAX_FOUND_LEVEL + 1), strip: MAX_FOUND_LEVEL + 1 }), ['update f.txt']);
+    assert.deepEqual(parsed({ patch: section(`${'p/'.repeat(40)}f.txt`, `${'p/'.repeat(40)}f.txt`), probe: true }).pathProbe?.length, MAX_FOUND_LEVEL + 1);
+  });
+
+  test('names thousands of components deep, or with long slash runs, are read in one pass', () => {
+    const deep = parsePatch({ patch: section(`${'o/'.repeat(20_000)}f.txt`, `${'n/'.repeat(20_000)}f.txt`) });
+    assert.equal(deep.ok ? 'parsed' : deep.error.code, 'rename_path_mismatch');
+    const slashes = '/'.repeat(100_000);
+    assert.deepEqual(targets({ patch: section(`old${slashes}f.txt`, `new${slashes}f.txt`) }), ['update f.txt']);
   });
 
   test('diff -u a.orig a patches the name that exists; both: the one GNU patch prefers; neither: rename_path_mismatch', () => {
