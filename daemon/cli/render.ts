@@ -15,10 +15,13 @@ const plain = (text: string) => text;
 export const COLORS: Palette = { green: paint(32, 39), red: paint(31, 39), yellow: paint(33, 39), dim: paint(2, 22), bold: paint(1, 22) };
 export const NO_COLORS: Palette = { green: plain, red: plain, yellow: plain, dim: plain, bold: plain };
 
-/** Colour when stdout is a terminal that supports it and NO_COLOR is unset. */
+/**
+ * Colour when stdout is a terminal that supports it and NO_COLOR is unset or empty (no-color.org).
+ * Node's own check would take an empty NO_COLOR as set, so the terminal is asked without it.
+ */
 export function paletteFor(stream: NodeJS.WriteStream): Palette {
-  const noColor = process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '';
-  return !noColor && stream.hasColors?.() === true ? COLORS : NO_COLORS;
+  const { NO_COLOR: noColor = '', ...environment } = process.env;
+  return noColor === '' && stream.hasColors?.(environment) === true ? COLORS : NO_COLORS;
 }
 
 const OP_LETTER: Record<FileReceipt['op'], string> = { add: 'A', update: 'M', delete: 'D', rename: 'R' };

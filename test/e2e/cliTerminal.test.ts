@@ -30,6 +30,14 @@ describe('patchd on a terminal', () => {
     assert.equal(plain.stdout.replace(/\d+ ms/, 'N ms'), stripAnsi(coloured.stdout).replace(/\d+ ms/, 'N ms'));
   });
 
+  test('an empty NO_COLOR leaves colour on, as no-color.org says', () => {
+    const { tree, patch } = greetTree();
+    using _tree = tree;
+    const run = patchdInTerminal(['apply', '--dry-run', patch, '-C', tree.root], { env: { NO_COLOR: '' } });
+    assert.equal(run.code, 0, run.stdout);
+    assert.ok(run.stdout.includes(`${ESC}33mdry run${ESC}39m`), run.stdout);
+  });
+
   test('--dry-run shows the diff on a terminal, and writes nothing', () => {
     const { tree, patch } = greetTree();
     using _tree = tree;
