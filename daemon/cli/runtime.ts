@@ -2,7 +2,7 @@
 import { EnginePool } from '../pool/pool.ts';
 import { describeError, type Logger } from '../server/logger.ts';
 import { WorkspaceRegistry } from '../server/registry.ts';
-import { stateDirFor, Workspace, type Retention } from '../workspace/workspace.ts';
+import { retentionInForce, stateDirFor, Workspace } from '../workspace/workspace.ts';
 
 export interface RuntimeOptions {
   readonly taskTimeoutMs: number;
@@ -11,16 +11,14 @@ export interface RuntimeOptions {
   readonly stateRoot: string;
   /** The pool's worker module, when not the engine's own (see `EnginePool`). */
   readonly workerFile?: string | undefined;
-  /** How long undo records and trash are kept (`serve --retain`). */
-  readonly retention?: Retention | undefined;
 }
 
-export function createRegistry({ taskTimeoutMs, log, stateRoot, workerFile, retention }: RuntimeOptions): WorkspaceRegistry {
+export function createRegistry({ taskTimeoutMs, log, stateRoot, workerFile }: RuntimeOptions): WorkspaceRegistry {
   return new WorkspaceRegistry({
     openWorkspace: (root) => Workspace.open(root, {
       stateDir: stateDirFor(root, stateRoot),
-      onError: (error) => log.warn('watcher error', describeError(error)),
-      retention,
+      onError: (error) => log.warn('workspace error', describeError(error)),
+      retention: () => retentionInForce(stateRoot),
     }),
     createPool: () => new EnginePool({ taskTimeoutMs, workerFile, onError: (error) => log.error('worker pool error', describeError(error)) }),
   });

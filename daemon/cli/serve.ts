@@ -12,14 +12,14 @@ import { commandHelp, SERVE_USAGE, SERVE_USAGE_LINE } from './help.ts';
 import { createRegistry, type RuntimeOptions } from './runtime.ts';
 import { serveSocket } from './serveSocket.ts';
 import { readSettings, type Settings } from './settings.ts';
-import { parseRetention, type Retention } from '../workspace/retention.ts';
+import { parseRetention, recordRetention, type Retention } from '../workspace/retention.ts';
 import { stopOnce } from './stop.ts';
 
 export const SERVE_OPTIONS: OptionSpecs = {
   socket: { type: 'string', value: 'PATH', help: 'serve any number of clients on this unix socket (mode 0600) until SIGINT/SIGTERM; a stale socket file is replaced, a live daemon\'s is refused' },
   'task-timeout-ms': { type: 'string', value: 'N', help: 'per-task time limit for the matcher (also $PATCHD_TASK_TIMEOUT_MS)' },
   'state-dir': { type: 'string', value: 'DIR', help: 'state root (journals, trash); also $PATCHD_STATE_DIR' },
-  retain: { type: 'string', value: 'N,Dd', help: 'keep undo records and trash for the last N transactions and D days (default 1000,7d; either part alone, hours as Nh)' },
+  retain: { type: 'string', value: 'N,Dd', help: 'keep undo records and trash for the last N transactions and D days (default 1000,7d; either part alone, hours as Nh); recorded in the state root, where every later process honours it' },
   ...HELP_OPTION,
 };
 
@@ -51,8 +51,16 @@ export async function serve(args: readonly string[], wire: Writable, runtime: Pi
     return 0;
   }
   const { settings, socket, retention } = parsed;
+  if (retention !== undefined) {
+    try {
+      await recordRetention(settings.stateRoot, retention);
+    } catch (error) {
+      process.stderr.write(`patchd serve: cannot record --retain in the state root ${settings.stateRoot}: ${error instanceof Error ? error.message : String(error)}\n`);
+      return 2;
+    }
+  }
   const log = createLogger(process.stderr, settings.logLevel);
-  const registry = createRegistry({ ...runtime, taskTimeoutMs: settings.taskTimeoutMs, log, stateRoot: settings.stateRoot, retention });
+  const registry = createRegistry({ ...runtime, taskTimeoutMs: settings.taskTimeoutMs, log, stateRoot: settings.stateRoot });
   // A rejection nobody handles is a bug in patchd: say so in one log line and exit non-zero (as Node would), never carry on unaware.
   process.on('unhandledRejection', (reason) => {
     log.error('unhandled rejection (a bug in patchd)', describeError(reason));

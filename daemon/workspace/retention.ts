@@ -2,8 +2,13 @@
  * Retention: undo records and trash are kept for the last `maxTransactions` transactions and
  * for `maxAgeMs`; past either, a transaction's records and trash folder are removed. Pruning
  * reads and deletes only inside the state dir — never the tree.
+ *
+ * Every process using a state root — daemons, `patchd mcp`, one-shot commands — prunes with the
+ * retention recorded in it (`retention.json`), which `patchd serve --retain` sets: otherwise a
+ * one-shot `patchd apply` would prune, with the default, records a daemon started with a longer
+ * `--retain` keeps.
  */
-import { readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RecordName, RecordStore } from './records.ts';
 import { trashRoot } from './trash.ts';
@@ -69,4 +74,48 @@ export function parseRetention(value: string): Retention | undefined {
     else maxAgeMs = amount * (match[2] === 'd' ? 24 : 1) * 3_600_000;
   }
   return { maxTransactions, maxAgeMs };
+}
+
+/** The file in a state root that holds the retention in force there. */
+export function retentionFile(stateRoot: string): string {
+  return path.join(stateRoot, 'retention.json');
+}
+
+/** Makes `retention` the one every process using `stateRoot` prunes with (written whole: temp file, then rename). */
+export async function recordRetention(stateRoot: string, retention: Retention): Promise<void> {
+  await mkdir(stateRoot, { recursive: true, mode: 0o700 });
+  const file = retentionFile(stateRoot);
+  const temporary = `${file}.${process.pid}.tmp`;
+  await writeFile(temporary, `${JSON.stringify({ maxTransactions: retention.maxTransactions, maxAgeMs: retention.maxAgeMs })}\n`, { mode: 0o600 });
+  await rename(temporary, file);
+}
+
+/**
+ * The retention in force under `stateRoot`: the recorded one, else the default. A record that
+ * cannot be read or makes no sense throws — the caller then prunes nothing rather than guess.
+ */
+export async function retentionInForce(stateRoot: string): Promise<Retention> {
+  const file = retentionFile(stateRoot);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return DEFAULT_RETENTION;
+    throw error;
+  }
+  const recorded = parseRecord(text);
+  if (recorded === undefined) throw new Error(`${file} does not hold a retention ({"maxTransactions": N, "maxAgeMs": N}); nothing is pruned until \`patchd serve --retain\` writes it again`);
+  return recorded;
+}
+
+function parseRecord(text: string): Retention | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const { maxTransactions, maxAgeMs } = (value ?? {}) as Record<string, unknown>;
+  const positive = (amount: unknown): amount is number => Number.isSafeInteger(amount) && (amount as number) >= 1;
+  return positive(maxTransactions) && positive(maxAgeMs) ? { maxTransactions, maxAgeMs } : undefined;
 }

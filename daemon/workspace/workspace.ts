@@ -49,7 +49,7 @@ export type { LockLease } from './locks.ts';
 export type { RecoveryReport } from './recovery.ts';
 export type { NetChange, PathState, TransactionEntry } from './history.ts';
 export type { LoadedRecord } from './records.ts';
-export { DEFAULT_RETENTION, type Retention } from './retention.ts';
+export { DEFAULT_RETENTION, recordRetention, retentionInForce, type Retention } from './retention.ts';
 
 export interface WorkspaceOptions {
   /** Allow paths with a `.git` component. Off by default. */
@@ -67,8 +67,12 @@ export interface WorkspaceOptions {
   readonly settleMs?: number;
   /** Faults of the watcher (and of background pruning), which must not stop the workspace. */
   readonly onError?: (error: unknown) => void;
-  /** How many transactions, and for how long, undo records and trash are kept (default: 1,000 and 7 days). */
-  readonly retention?: Retention | undefined;
+  /**
+   * How many transactions, and for how long, undo records and trash are kept (default: 1,000 and
+   * 7 days) — or where to look that up before each prune (e.g. `retentionInForce`); when the
+   * lookup throws, that prune is skipped and the error goes to `onError`.
+   */
+  readonly retention?: Retention | (() => Promise<Retention>) | undefined;
 }
 
 /** How often retention runs besides on open. */
@@ -126,9 +130,8 @@ export class Workspace {
       maxWatchedPaths: options.maxWatchedPaths ?? DEFAULT_MAX_WATCHED_PATHS,
       onError: options.onError ?? (() => {}),
     });
-    const retention = options.retention ?? DEFAULT_RETENTION;
     this.#pruneTimer = setInterval(() => {
-      pruneHistory(context.stateDir, context.records, retention).catch(options.onError ?? (() => {}));
+      prune(context, options).catch(options.onError ?? (() => {}));
     }, PRUNE_INTERVAL_MS).unref();
   }
 
@@ -146,7 +149,7 @@ export class Workspace {
     const context: WorkspaceContext = { root: realRoot, stateDir, guard, syncer, journals, log, records, disk, hooks: options.hooks ?? {} };
     await log.recoverAbandoned(journals);
     const recovered = await recoverAbandonedJournals(context);
-    await pruneHistory(stateDir, records, options.retention ?? DEFAULT_RETENTION);
+    await prune(context, options);
     return new Workspace(context, recovered, await sessionStartOf(context), options);
   }
 
@@ -293,6 +296,18 @@ export class Workspace {
       }
     }
   }
+}
+
+/** Prunes with the retention of `options`; skipped (reported to `onError`) when it cannot be looked up. */
+async function prune({ stateDir, records }: WorkspaceContext, { retention = DEFAULT_RETENTION, onError }: WorkspaceOptions): Promise<void> {
+  let kept: Retention;
+  try {
+    kept = typeof retention === 'function' ? await retention() : retention;
+  } catch (error) {
+    onError?.(error);
+    return;
+  }
+  await pruneHistory(stateDir, records, kept);
 }
 
 /** Session starts per state dir, kept for the life of the process: a root closed and opened again keeps its first start. */
