@@ -9,8 +9,9 @@
  * reverse-applies, an add whose file already holds exactly the content, a delete (with its
  * content) of a file that is gone, a rename whose source is gone and whose target reverse-applies,
  * SEARCH/REPLACE blocks and str_replace edits whose replacements are found where their searches
- * are not (the edits undone in reverse order apply). A reverse with nothing to find proves
- * nothing: a hunk that only removes lines, without context, or an edit that only deletes text.
+ * are not (the edits undone in reverse order apply), edits that create a file holding exactly
+ * their content. A reverse with nothing to find proves nothing: a hunk that only removes lines,
+ * without context, or an edit that only deletes text (see `editsUndo`).
  */
 import { engineError, type EngineError } from './errors.ts';
 import { applyHunks } from './hunks.ts';
@@ -53,6 +54,9 @@ function isPresent(filePatch: FilePatch, files: Files, tiers: readonly LineTier[
       return edited ? `${filePatch.fromPath} is already gone and ${filePatch.path}, where the patch renames it, holds its new content.` : undefined;
     }
     case 'edit':
+      if (createsFile(filePatch.edits)) {
+        return holdsAddedContent(filePatch, files, planFile) ? `${filePatch.path} already exists with exactly the content the edits create.` : undefined;
+      }
       return editsUndo(filePatch.path, filePatch.edits, files, planFile)
         ? `${filePatch.path} already has the new text of every edit and not the old text.`
         : undefined;
@@ -61,14 +65,38 @@ function isPresent(filePatch: FilePatch, files: Files, tiers: readonly LineTier[
   }
 }
 
-/** Whether the edits, each undone (replacement → search) in reverse order, apply: only replacements with text on both sides. */
+/** The first edit has an empty search: it creates the file (edits.ts). */
+function createsFile(edits: readonly TextEdit[]): boolean {
+  const first = edits[0];
+  return first?.kind === 'replace' && first.search === '';
+}
+
+/**
+ * Whether the edits are already in the file. Only a replacement with text on both sides can show
+ * it (DESIGN: its new side is present, its old side is not): those, undone (replacement → search)
+ * in reverse order, must apply, and there must be at least one. A pure deletion (empty new text)
+ * has no new side to find: its text being absent may mean it was never there, so alone it proves
+ * nothing and stays `context_not_found`; beside proving edits it must merely not contradict them
+ * (its text is absent). An insert has no old side: its text must be present. Deleting with
+ * surrounding text (`a b c` → `a c`) is a replacement with both sides, and proves it.
+ */
 function editsUndo(path: string, edits: readonly TextEdit[], files: Files, planFile: (filePatch: FilePatch, files: Files) => Result<PlannedFile>): boolean {
   const undone: TextEdit[] = [];
   for (const edit of edits) {
-    if (edit.kind !== 'replace' || edit.search === '' || edit.replace === '') return false;
-    undone.unshift({ ...edit, search: edit.replace, replace: edit.search });
+    if (edit.kind === 'replace' && edit.search !== '' && edit.replace !== '') undone.unshift({ ...edit, search: edit.replace, replace: edit.search });
+    else if (!agrees(path, edit, files, planFile)) return false;
   }
-  return planFile({ op: 'edit', path, edits: undone }, files).ok;
+  return undone.length > 0 && planFile({ op: 'edit', path, edits: undone }, files).ok;
+}
+
+/** A deletion whose text is not in the file, or an insert whose text is. */
+function agrees(path: string, edit: TextEdit, files: Files, planFile: (filePatch: FilePatch, files: Files) => Result<PlannedFile>): boolean {
+  const text = edit.kind === 'insert' ? edit.text : edit.search;
+  if (text === '') return edit.kind === 'insert';
+  const probe: TextEdit = edit.kind === 'insert' ? { kind: 'replace', search: text, replace: text, relativeIndent: false } : { ...edit, replace: text };
+  const found = planFile({ op: 'edit', path, edits: [probe] }, files);
+  const present = found.ok || found.error.code === 'ambiguous_context';
+  return edit.kind === 'insert' ? present : !present && found.error.code === 'context_not_found';
 }
 
 function reverseApplies(path: string, hunks: readonly Hunk[], files: Files, tiers: readonly LineTier[]): boolean {

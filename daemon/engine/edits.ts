@@ -55,7 +55,8 @@ function startingPoint(path: string, edits: readonly TextEdit[], files: Files): 
   const snapshot = files.get(path);
   if (snapshot?.kind === 'directory') return fail(engineError('already_exists', `${path} is a directory.`, { path }));
   if (snapshot?.kind === 'file') {
-    return fail(engineError('parse_error', `Edit 1 has empty search text, but ${path} exists: insert lines with insertLine, or replace the whole file with a write.`, { path, hunkIndex: 0 }));
+    // As an add of an existing file in every other dialect (DESIGN, Decisions): already_exists.
+    return fail(engineError('already_exists', `Edit 1 creates ${path} (its search text is empty), but ${path} already exists: change it with oldText/newText or insertLine edits, or replace it with a write that gives expectedSha256.`, { path, hunkIndex: 0 }));
   }
   return ok({ file: indexText(creation.replace), first: 1, created: true });
 }

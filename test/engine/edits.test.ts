@@ -118,13 +118,13 @@ test('str_replace of whole lines: exact lines, then the exact substring, then lo
   assert.equal(applied(plan([swap('  foo()  \n', 'bar()\n')], 'x\n    foo()\n')), 'x\nbar()\n');
 });
 
-test('an empty oldText creates a missing file, is parse_error on an existing one, already_exists on a directory', () => {
+test('an empty oldText creates a missing file, is already_exists on an existing one or a directory', () => {
   const created = plan([swap('', 'hello\n'), swap('hello', 'bye')], undefined);
   assert.equal(applied(created), 'bye\n');
   assert.ok(created.ok);
   assert.equal(created.value.files[0]!.op, 'add');
   assert.match(created.value.files[0]!.diff, /^--- \/dev\/null/);
-  assert.equal(rejected(plan([swap('', 'x')], 'a\n')), 'parse_error');
+  assert.equal(rejected(plan([swap('', 'x')], 'a\n')), 'already_exists');
   assert.equal(rejected(plan([swap('', 'x')], { kind: 'directory' })), 'already_exists');
   assert.equal(rejected(plan([swap('a\n', 'b\n'), swap('', 'x')], 'a\n')), 'parse_error');
   assert.equal(rejected(plan([swap('a\n', 'b\n')], undefined)), 'not_found');

@@ -1,7 +1,7 @@
 /** What real producers emit, through the pure engine: colour codes, directory paths, patches already applied. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parsePatch, planPatch, requiredPaths, type FileSnapshot, type PatchInput, type Plan } from '../../daemon/engine/index.ts';
+import { parsePatch, planPatch, requiredPaths, type FileSnapshot, type PatchInput, type Plan, type StructuredEdit } from '../../daemon/engine/index.ts';
 
 type Tree = Readonly<Record<string, string>>;
 
@@ -129,6 +129,40 @@ describe('already applied or reversed', () => {
     const two = { edits: [{ path: 'f.ts', oldText: 'a', newText: 'A' }, { path: 'f.ts', oldText: 'b', newText: 'B' }] };
     assert.equal(codeOf(two, { 'f.ts': 'A c\n' }), 'context_not_found');
     assert.equal(codeOf(two, { 'f.ts': 'A B\n' }), 'already_applied');
+  });
+
+  test('a deletion or an insert beside a str_replace edit applied before: already_applied when they agree with it', () => {
+    const edits = (...list: StructuredEdit[]) => ({ edits: list });
+    const rename = { path: 'f.ts', oldText: 'foo()', newText: 'bar()' };
+    const drop = { path: 'f.ts', oldText: 'debug();\n', newText: '' };
+    // The rename proves it; the deleted line is gone, as it would be.
+    assert.equal(codeOf(edits(rename, drop), { 'f.ts': 'x = bar();\n' }), 'already_applied');
+    // The deleted line is still there: not applied, and the deletion is what fails.
+    assert.equal(codeOf(edits(rename, drop), { 'f.ts': 'x = bar();\ndebug();\n' }), 'context_not_found');
+    // Deletions alone prove nothing.
+    assert.equal(codeOf(edits(drop, { path: 'f.ts', oldText: 'trace();\n', newText: '' }), { 'f.ts': 'x\n' }), 'context_not_found');
+    // A deletion with surrounding text has both sides, and shows it.
+    assert.equal(codeOf(edits({ path: 'f.ts', oldText: 'a\ndebug();\nb\n', newText: 'a\nb\n' }), { 'f.ts': 'a\nb\n' }), 'already_applied');
+    const top = { path: 'f.ts', insertLine: 0, text: '// header\n' };
+    assert.equal(codeOf(edits(top, rename), { 'f.ts': '// header\nx = bar();\n' }), 'already_applied');
+    assert.equal(codeOf(edits(top, rename), { 'f.ts': 'x = bar();\n' }), 'context_not_found', 'the inserted text is not there');
+  });
+
+  test('a file-creating edit onto an existing file is already_exists in every dialect; already_applied when it holds exactly that content', () => {
+    const creations: Record<string, PatchInput> = {
+      unified: { patch: '--- /dev/null\n+++ b/f.txt\n@@ -0,0 +1 @@\n+new\n' },
+      envelope: { patch: '*** Begin Patch\n*** Add File: f.txt\n+new\n*** End Patch\n' },
+      v4a: { operations: [{ type: 'create_file', path: 'f.txt', diff: '+new\n+' }] },
+      'search-replace': { patch: 'f.txt\n<<<<<<< SEARCH\n=======\nnew\n>>>>>>> REPLACE\n' },
+      edits: { edits: [{ path: 'f.txt', oldText: '', newText: 'new\n' }] },
+    };
+    for (const [dialect, input] of Object.entries(creations)) {
+      assert.equal(codeOf(input, { 'f.txt': 'old\n' }), 'already_exists', dialect);
+      assert.equal(codeOf(input, { 'f.txt': 'new\n' }), 'already_applied', dialect);
+    }
+    const createThenEdit = { edits: [{ path: 'f.txt', oldText: '', newText: 'new\n' }, { path: 'f.txt', oldText: 'new', newText: 'newer' }] };
+    assert.equal(codeOf(createThenEdit, { 'f.txt': 'newer\n' }), 'already_applied');
+    assert.equal(codeOf(createThenEdit, { 'f.txt': 'new\n' }), 'already_exists');
   });
 
   test('a hunk that only removes lines, without context, proves nothing by its absence: context_not_found', () => {
