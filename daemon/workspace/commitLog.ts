@@ -3,26 +3,40 @@
  *
  * Every transaction appends an intent frame — its journal (pre-images, post-image hashes) and
  * the name its undo record takes — and, once its renames and directory fsyncs are durable, a
- * done frame. Frames of concurrent transactions go to disk in one flush (one writev, one
- * fdatasync): a caller that finds no flush running starts one; callers arriving meanwhile wait
- * for the next, which takes them all. So concurrent commits share their log fsyncs, and a
- * one-file commit writes no journal file of its own.
+ * done frame. Frames of concurrent transactions share the disk calls: one writev takes every
+ * frame queued while the previous writev ran, and one fdatasync makes durable every frame
+ * written before it started; a write never waits for an fdatasync. So concurrent commits share
+ * their log fsyncs, and a one-file commit writes no journal file of its own.
  *
  * The order that keeps every guarantee, per transaction:
  *   intent durable (overlapping the fsync of its staged temps) → renames → parent directories
- *   fsynced (coalesced, `DirectorySyncer`) → record written to `history/` (no fsync) → done
- *   durable → reported applied.
+ *   fsynced (coalesced, `DirectorySyncer`) → done → reported applied;
+ *   the record is written to `history/` (no fsync) once the intent is durable, and before done.
  * The log holds the durable copy of each record until a checkpoint (a full segment whose every
  * intent is settled, or `close`) fsyncs the records and deletes the segment.
  *
+ * "Done" before the report means durable for a commit of several paths, and only written for a
+ * commit of one path (its fdatasync follows at once). That is enough because the renames are
+ * durable by then: a commit whose done frame a power loss drops is found unsettled with its one
+ * post-image in place, and recovery rolls it forward with its record, as if done had been
+ * durable. A kill loses nothing written. No later commit of patchd can change the file first:
+ * it renames only once its own intent is durable, and that fdatasync covers the done frame
+ * written before (a segment whose write or fdatasync failed is not trusted again, and a done
+ * frame whose fdatasync failed is written once more to another segment). What remains is an
+ * outside writer changing the file in that instant before a power loss: recovery then leaves
+ * the file as that writer left it, as it would have anyway, and keeps the journal aside
+ * instead of a record. For several paths that would mean rolling the others back, so they
+ * wait for the fdatasync.
+ *
  * Recovery (`recoverAbandoned`, on open, for the segments of a dead process): a done intent's
  * record is re-written if a power loss dropped it; an intent with neither done nor cancelled is
- * a commit that was never reported applied: its record, if written, is discarded and it becomes
- * a journal file in `journal/`, which journal recovery (`recovery.ts`) rolls forward (the
- * journal then becomes the record) or back. So a crash never leaves an applied transaction
- * without its record, nor a record of one that did not apply — except where an outside writer
- * changed a file after an unacknowledged commit renamed it: recovery then sees neither image,
- * leaves the file alone and keeps the journal aside as a conflict, without a record.
+ * a commit that was never reported applied, or a one-file commit whose done frame a power loss
+ * dropped: its record, if written, is discarded and it becomes a journal file in `journal/`,
+ * which journal recovery (`recovery.ts`) rolls forward (the journal then becomes the record) or
+ * back. So a crash never leaves an applied transaction without its record, nor a record of one
+ * that did not apply — except where an outside writer changed a file after a commit renamed it
+ * and before it was logged done: recovery then sees neither image, leaves the file alone and
+ * keeps the journal aside as a conflict, without a record.
  *
  * Segment file: `<pid>-<processNonce>-<seq>.log` in `<stateDir>/log/`. Frame: u32 payload
  * length, u32 crc32 of the payload, payload = one JSON line (`FrameHead`), then for an intent
@@ -73,11 +87,41 @@ interface Segment {
   readonly records: string[];
 }
 
-interface Queued {
+/** A frame on its way to disk: written by one writev, then made durable by an fdatasync that starts after it. */
+class Pending {
+  readonly kind: FrameHead['kind'];
   readonly frame: Uint8Array[];
-  readonly written: (() => void) | undefined;
-  readonly resolve: (segment: Segment) => void;
-  readonly reject: (error: unknown) => void;
+  /** Set for an intent frame: added to its segment's unsettled intents once written. */
+  readonly intentId: number | undefined;
+  /** A done frame whose fdatasync failed is written once more, to a fresh segment. */
+  retried = false;
+  segment: Segment | undefined;
+  readonly written: Promise<Segment>;
+  readonly durable: Promise<Segment>;
+  wrote!: (segment: Segment) => void;
+  synced!: (segment: Segment) => void;
+  #failWrite!: (error: unknown) => void;
+  #failSync!: (error: unknown) => void;
+
+  constructor(kind: FrameHead['kind'], frame: Uint8Array[], intentId?: number) {
+    this.kind = kind;
+    this.frame = frame;
+    this.intentId = intentId;
+    this.written = new Promise((resolve, reject) => ((this.wrote = resolve), (this.#failWrite = reject)));
+    this.durable = new Promise((resolve, reject) => ((this.synced = resolve), (this.#failSync = reject)));
+    // Callers await one or the other; a failure must not also surface as an unhandled rejection.
+    this.written.catch(() => undefined);
+    this.durable.catch(() => undefined);
+  }
+
+  failWrite(error: unknown): void {
+    this.#failWrite(error);
+    this.#failSync(error);
+  }
+
+  failSync(error: unknown): void {
+    this.#failSync(error);
+  }
 }
 
 let segmentSequence = 0;
@@ -92,8 +136,12 @@ export class CommitLog {
   /** Full or broken segments still holding unsettled intents or awaiting their checkpoint. */
   readonly #retired = new Set<Segment>();
   readonly #segmentOf = new Map<number, Segment>();
-  #queue: Queued[] = [];
-  #flushing: Promise<void> | undefined;
+  /** Frames not written yet: the next writev takes them all. */
+  #queue: Pending[] = [];
+  /** Frames written and not yet durable: the next fdatasync takes them all. */
+  #unsynced: Pending[] = [];
+  #writing: Promise<void> | undefined;
+  #syncing: Promise<void> | undefined;
   readonly #checkpoints = new Set<Promise<void>>();
 
   constructor(stateDir: string, syncer: DirectorySyncer, disk: DiskCalls, records: RecordStore) {
@@ -112,32 +160,36 @@ export class CommitLog {
   intent(journalId: string, chunks: readonly Uint8Array[], record: string): Intent {
     frameSequence += 1;
     const id = frameSequence;
-    let wrote!: () => void;
-    const written = new Promise<void>((resolve) => (wrote = resolve));
-    const durable = this.#append(frameOf({ kind: 'intent', id, journalId, record }, chunks), wrote).then((segment) => {
-      segment.unsettled.add(id);
-      this.#segmentOf.set(id, segment);
-    });
+    const pending = this.#append({ kind: 'intent', id, journalId, record }, chunks);
+    const durable = pending.durable.then(() => undefined);
     // A failed write settles `written` too: `durable` carries the error.
-    return { id, record, written: Promise.race([written, durable.then(() => undefined, () => undefined)]), durable };
+    return { id, record, written: pending.written.then(() => undefined, () => undefined), durable };
   }
 
-  /** Marks the transaction committed; once this settles it may be reported applied. */
-  async done(intent: Intent): Promise<void> {
+  /**
+   * Marks the transaction committed; once this settles it may be reported applied. With
+   * `written`, that is once the done frame is written, before its fdatasync (which follows at
+   * once): enough for a one-file commit, see the module comment.
+   */
+  async done(intent: Intent, until: 'written' | 'durable'): Promise<void> {
     await intent.durable;
-    await this.#append(frameOf({ kind: 'done', id: intent.id }));
-    this.#settle(intent, true);
+    const pending = this.#append({ kind: 'done', id: intent.id });
+    const settled = pending.durable.then(() => this.#settle(intent, true));
+    if (until === 'durable') return settled;
+    // A failed fdatasync leaves the intent unsettled: its segment stays for recovery.
+    settled.catch(() => undefined);
+    await pending.written;
   }
 
   /** Marks the transaction rolled back (or handed to `journal/`): recovery leaves it alone. */
   async cancelled(intent: Intent): Promise<void> {
-    await this.#append(frameOf({ kind: 'cancelled', id: intent.id }));
+    await this.#append({ kind: 'cancelled', id: intent.id }).durable;
     this.#settle(intent, false);
   }
 
-  /** Waits for pending flushes, then checkpoints every settled segment and closes the log. Call once no commit is in flight. */
+  /** Waits until every frame is written and durable, then checkpoints every settled segment and closes the log. Call once no commit is in flight. */
   async close(): Promise<void> {
-    while (this.#flushing !== undefined) await this.#flushing;
+    while (this.#writing !== undefined || this.#syncing !== undefined) await Promise.allSettled([this.#writing, this.#syncing]);
     if (this.#current !== undefined) this.#retire(this.#current);
     await Promise.allSettled([...this.#checkpoints]);
     await Promise.allSettled([...this.#retired].map((segment) => segment.handle?.close()));
@@ -174,40 +226,91 @@ export class CommitLog {
     }
   }
 
-  #append(frame: Uint8Array[], written?: () => void): Promise<Segment> {
-    return new Promise((resolve, reject) => {
-      this.#queue.push({ frame, written, resolve, reject });
-      this.#kick();
-    });
+  #append(head: FrameHead, body?: readonly Uint8Array[]): Pending {
+    const pending = new Pending(head.kind, frameOf(head, body), head.kind === 'intent' ? head.id : undefined);
+    this.#queue.push(pending);
+    this.#kickWrite();
+    return pending;
   }
 
-  #kick(): void {
-    if (this.#flushing !== undefined || this.#queue.length === 0) return;
+  /**
+   * Writing and syncing run side by side, each one at a time: frames queued while a writev runs
+   * go out with the next one, and frames written while an fdatasync runs are made durable by the
+   * next. So a write never waits for an fdatasync, and every fdatasync covers all frames written
+   * before it started — a frame is durable only once every frame written before it is.
+   */
+  #kickWrite(): void {
+    if (this.#writing !== undefined || this.#queue.length === 0) return;
     const batch = this.#queue;
     this.#queue = [];
-    this.#flushing = this.#flush(batch).finally(() => {
-      this.#flushing = undefined;
-      this.#kick();
+    this.#writing = this.#write(batch).finally(() => {
+      this.#writing = undefined;
+      this.#kickWrite();
     });
   }
 
-  /** One writev and one fdatasync for every frame queued while the previous flush ran. */
-  async #flush(batch: readonly Queued[]): Promise<void> {
+  #kickSync(): void {
+    if (this.#syncing !== undefined || this.#unsynced.length === 0) return;
+    const batch = this.#unsynced;
+    this.#unsynced = [];
+    this.#syncing = this.#sync(batch).finally(() => {
+      this.#syncing = undefined;
+      this.#kickSync();
+    });
+  }
+
+  /** One writev for every frame queued while the previous one ran. */
+  async #write(batch: readonly Pending[]): Promise<void> {
     let segment: Segment | undefined;
     try {
       segment = await this.#writable();
-      const chunks = batch.flatMap((queued) => queued.frame);
+      const chunks = batch.flatMap((pending) => pending.frame);
       await segment.handle!.writev(chunks);
-      for (const queued of batch) queued.written?.();
-      await segment.handle!.datasync();
       segment.bytes += chunks.reduce((total, chunk) => total + chunk.byteLength, 0);
       segment.intents += batch.length;
     } catch (error) {
       if (segment !== undefined) segment.broken = true;
-      for (const queued of batch) queued.reject(error);
+      for (const pending of batch) pending.failWrite(error);
       return;
     }
-    for (const queued of batch) queued.resolve(segment);
+    for (const pending of batch) {
+      pending.segment = segment;
+      if (pending.intentId !== undefined) {
+        segment.unsettled.add(pending.intentId);
+        this.#segmentOf.set(pending.intentId, segment);
+      }
+      pending.wrote(segment);
+    }
+    this.#unsynced.push(...batch);
+    this.#kickSync();
+  }
+
+  /**
+   * One fdatasync (per segment: a batch spans two when a segment filled up) for every frame
+   * written before it started. Any failure fails the whole batch, and frames written to a
+   * segment that failed before are not trusted to a later fdatasync of it (after an error the
+   * kernel may have dropped them): so no frame is durable unless all frames before it are. A
+   * done frame that fails is written once more to a fresh segment: its commit was reported.
+   */
+  async #sync(batch: readonly Pending[]): Promise<void> {
+    const segments = [...new Set(batch.map((pending) => pending.segment!))];
+    try {
+      if (segments.some((segment) => segment.broken)) throw new Error('EIO: an earlier write or fdatasync of this log segment failed');
+      await Promise.all(segments.map((segment) => segment.handle!.datasync()));
+    } catch (error) {
+      for (const segment of segments) segment.broken = true;
+      for (const pending of batch) {
+        if (pending.kind === 'done' && !pending.retried) {
+          pending.retried = true;
+          this.#queue.push(pending);
+        } else {
+          pending.failSync(error);
+        }
+      }
+      this.#kickWrite();
+      return;
+    }
+    for (const pending of batch) pending.synced(pending.segment!);
   }
 
   /** The segment to append to: the current one, or a new one (its directory entry made durable) when that is full or broken. */

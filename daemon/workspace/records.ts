@@ -3,9 +3,10 @@
  * undone, diffed and listed — after a restart too.
  *
  * A record is the commit's own journal (every pre-image and post-image hash; `journal.ts`). A
- * commit logs it as its intent in the commit log before its first rename, writes it here after
- * its last directory fsync, then logs itself done (see `commitLog.ts`, which also says how
- * recovery keeps exactly the records of the commits that applied). Written here without fsync:
+ * commit logs it as its intent in the commit log before its first rename, writes it here once
+ * that intent is durable (while its renames and directory fsyncs run), and logs itself done
+ * only after both (see `commitLog.ts`, which also says how recovery keeps exactly the records
+ * of the commits that applied). Written here without fsync:
  * the log holds the durable copy until its checkpoint fsyncs the record. Encoding needs no zod;
  * reading loads the schemas lazily.
  *

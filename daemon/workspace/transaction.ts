@@ -2,9 +2,9 @@
  * One atomic unit of a commit (DESIGN, Durability): log the intent (its journal, in the shared
  * commit log: `commitLog.ts`) while staging every new content as a fsynced temp beside its
  * target; rename in order (re-guarding each path, with a last look: `confirm.ts`); fsync the
- * touched directories; write the undo record; log it done. Any failure up to and including
- * that last step rolls the tree back to the pre-image held in the journal, so a commit is
- * reported applied only once nothing can undo it.
+ * touched directories; log it done. The undo record is written meanwhile, once the intent is
+ * durable. Any failure up to and including that last step rolls the tree back to the pre-image
+ * held in the journal, so a commit is reported applied only once nothing can undo it.
  */
 import { lstat, mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -56,17 +56,23 @@ export async function runTransaction(context: WorkspaceContext, steps: readonly 
   const { journal, chunks } = encodeJournal(ids.transactionId, context.root, steps.map(journalEntryOf), directories, ids.meta);
   const intent = context.log.intent(ids.journalId, chunks, context.records.nameFor(journal.record, ids.meta));
   const created: string[] = [];
+  const logged = intent.durable.catch((error: unknown) => {
+    throw new CommitStepError(logFailure(error, 'log the commit'));
+  });
+  // Not before the intent is durable: a crash before the commit is done finds the intent unsettled, and recovery discards the record.
+  const recorded = logged.then(() => writeRecord(context, intent, chunks));
+  recorded.catch(() => undefined);
   try {
-    const logged = intent.durable.catch((error: unknown) => {
-      throw new CommitStepError(logFailure(error, 'log the commit'));
-    });
     // No temp goes into the tree before the intent that lets recovery remove it is written.
     await intent.written;
     await settleAll([logged, stage(context, steps, directories, created)]);
     await renameInOrder(context, steps);
     await syncParents(context, steps, created);
-    await finish(context, intent, chunks);
+    await recorded;
+    await finish(context, intent, steps.length === 1 ? 'written' : 'durable');
   } catch (error) {
+    // Rolling back discards the record: its write must have ended first.
+    await recorded.catch(() => undefined);
     return fail(await abandon(context, journal, chunks, intent, toEngineError(error)));
   }
   return ok(created);
@@ -86,7 +92,8 @@ function journalEntryOf(step: Step): JournalEntryInput {
 async function missingDirectories(context: WorkspaceContext, steps: readonly Step[]): Promise<string[]> {
   const missing = new Set<string>();
   for (const step of steps) {
-    if (step.after === null) continue;
+    // A file that is there (just verified, and locked) has its parents.
+    if (step.after === null || step.before !== null) continue;
     for (let dir = path.posix.dirname(step.path); dir !== '.' && !missing.has(dir); dir = path.posix.dirname(dir)) {
       if (await exists(path.join(context.root, dir), dir)) break;
       missing.add(dir);
@@ -177,17 +184,22 @@ async function syncParents(context: WorkspaceContext, steps: readonly Step[], cr
   await settleAll([...parents].map((parent) => attempt(parent, 'fsync directory', () => context.syncer.sync(parent))));
 }
 
-/**
- * The end of the commit: the undo record is written (see `records.ts`), then the log says done.
- * Once that is durable no recovery can undo the commit, so only then may it be reported
- * applied. Failing here rolls it back.
- */
-async function finish(context: WorkspaceContext, intent: Intent, chunks: readonly Uint8Array[]): Promise<void> {
+/** The undo record (see `records.ts`), written while the commit's temps, renames and directory fsyncs run. */
+async function writeRecord(context: WorkspaceContext, intent: Intent, chunks: readonly Uint8Array[]): Promise<void> {
   await context.records.write(intent.record, chunks).catch((error: unknown) => {
     throw new CommitStepError(logFailure(error, 'write the undo record'));
   });
+}
+
+/**
+ * The end of the commit, once its renames and directories are durable and its record written:
+ * the log says done. From then on no recovery undoes the commit, so only then may it be
+ * reported applied (for a one-file commit once the done frame is written, see `commitLog.ts`).
+ * Failing here rolls it back.
+ */
+async function finish(context: WorkspaceContext, intent: Intent, until: 'written' | 'durable'): Promise<void> {
   await context.hooks.beforeDone?.();
-  await context.log.done(intent).catch((error: unknown) => {
+  await context.log.done(intent, until).catch((error: unknown) => {
     throw new CommitStepError(logFailure(error, 'log the commit'));
   });
 }

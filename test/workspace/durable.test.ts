@@ -51,7 +51,7 @@ test('a delete reaches a trash on another filesystem by copy', { skip: !shmIsOth
 });
 
 /** Disk calls that record, in order, every fsync and fdatasync (by path), log frame written, rename and unlink a workspace makes. */
-function recordingDisk(): { disk: DiskCalls; calls: string[] } {
+function recordingDisk(failDatasync: (file: string) => boolean = () => false): { disk: DiskCalls; calls: string[] } {
   const calls: string[] = [];
   const disk: DiskCalls = {
     open: async (file, flags, mode) => {
@@ -59,7 +59,16 @@ function recordingDisk(): { disk: DiskCalls; calls: string[] } {
       return new Proxy(handle, {
         get(target, key) {
           if (key === 'sync') return async () => { await target.sync(); calls.push(`fsync ${file}`); };
-          if (key === 'datasync') return async () => { await target.datasync(); calls.push(`fdatasync ${file}`); };
+          if (key === 'datasync') {
+            return async () => {
+              if (failDatasync(file)) {
+                calls.push(`failed fdatasync ${file}`);
+                throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+              }
+              await target.datasync();
+              calls.push(`fdatasync ${file}`);
+            };
+          }
           if (key === 'writev' && file.endsWith('.log')) {
             return async (chunks: Uint8Array[]) => {
               const written = await target.writev(chunks);
@@ -80,7 +89,8 @@ function recordingDisk(): { disk: DiskCalls; calls: string[] } {
 }
 
 for (const files of [1, 2]) {
-  test(`a ${files}-file commit: intent and temps durable before the renames, directories before the record, done durable before it is reported; no journal file`, async () => {
+  const doneWhen = files === 1 ? 'done written (its fdatasync follows)' : 'done durable';
+  test(`a ${files}-file commit: intent and temps durable before the renames, the record after the intent, directories before done, ${doneWhen} before it is reported; no journal file`, async () => {
     await withSandbox({ 'a.txt': 'a\n', 'd/b.txt': 'b\n' }, async (sandbox) => {
       const { disk, calls } = recordingDisk();
       const workspace = await sandbox.open({ disk });
@@ -110,10 +120,11 @@ for (const files of [1, 2]) {
       const reported = calls.indexOf('reported');
       for (const directory of [sandbox.root, path.join(sandbox.root, 'd')].slice(0, files)) {
         const synced = calls.indexOf(`fsync ${directory}`, lastRename);
-        assert.ok(synced > lastRename && synced < recordWritten, `${directory} is fsynced after the renames, before the record is written:\n${text}`);
+        assert.ok(synced > lastRename && synced < done, `${directory} is fsynced after the renames, before the commit is logged done:\n${text}`);
       }
-      assert.ok(recordWritten > lastRename && recordWritten < done, `the record is written before the commit is logged done:\n${text}`);
-      assert.ok(doneSynced > done && doneSynced < reported, `done is fdatasynced before the commit is reported applied:\n${text}`);
+      assert.ok(recordWritten > intentSynced && recordWritten < done, `the record is written once the intent is durable, before the commit is logged done:\n${text}`);
+      assert.ok(done < reported && doneSynced > done, `done is written before the commit is reported applied, and fdatasynced:\n${text}`);
+      if (files > 1) assert.ok(doneSynced < reported, `with several files, done is fdatasynced before the commit is reported applied:\n${text}`);
       const record = calls[recordWritten]!.split(' ')[2]!;
       const recordSynced = calls.indexOf(`fsync ${record}`, reported);
       const logDropped = at(/^unlink .*\.log$/, reported);
@@ -124,3 +135,29 @@ for (const files of [1, 2]) {
     });
   });
 }
+
+test('a one-file commit whose done frame fails its fdatasync after the report logs done again in another segment, and the log still checkpoints', async () => {
+  await withSandbox({ 'a.txt': 'a\n' }, async (sandbox) => {
+    let logSyncs = 0;
+    // The first fdatasync of the log makes the intent durable; the second is the done frame's.
+    const { disk, calls } = recordingDisk((file) => file.endsWith('.log') && ++logSyncs === 2);
+    const workspace = await sandbox.open({ disk });
+    const outcome = await snapshotAndCommit(workspace, planOf(updateFile('a.txt', 'A\n')));
+    assert.equal(outcome.status, 'applied');
+    await workspace.close();
+    const text = calls.join('\n');
+    const failed = calls.findIndex((call) => call.startsWith('failed fdatasync'));
+    const dones = calls.filter((call) => call.startsWith('log done '));
+    assert.ok(failed >= 0 && dones.length === 2, `done is written twice:\n${text}`);
+    const firstSegment = calls[failed]!.split(' ')[2]!;
+    const again = calls.indexOf(dones[1]!, failed);
+    const synced = calls.findIndex((call, index) => index > again && call.startsWith('fdatasync ') && call.endsWith('.log'));
+    assert.ok(again > failed && synced > again && calls[synced] !== `fdatasync ${firstSegment}`, `the second done is fdatasynced in another segment:\n${text}`);
+    assert.deepEqual(await readdir(path.join(sandbox.state, 'log')), [], 'both segments are checkpointed and gone');
+    assert.equal(await readFile(path.join(sandbox.root, 'a.txt'), 'utf8'), 'A\n');
+    const reopened = await sandbox.open();
+    assert.deepEqual(reopened.recovered, []);
+    assert.equal((await reopened.transactions(5)).length, 1);
+    await reopened.close();
+  });
+});

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFile, readdir, rename, writeFile } from 'node:fs/promises';
+import { readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -99,6 +99,30 @@ test('a record a power loss dropped after the commit was reported is re-written 
     assert.deepEqual(await readFile(path.join(historyDir(sandbox), record)), bytes);
     assert.equal((await workspace.transactions(5)).length, 1);
     assert.deepEqual(await readdir(logDir(sandbox)), []);
+    await workspace.close();
+  });
+});
+
+test('a one-file commit reported applied whose done frame a power loss dropped is rolled forward with its record', async () => {
+  await withSandbox(CRASH_TREE, async (sandbox) => {
+    commitAndDie(sandbox, 'done', 'single');
+    const [segment] = await readdir(logDir(sandbox));
+    assert.ok(segment !== undefined);
+    const file = path.join(logDir(sandbox), segment);
+    const bytes = await readFile(file);
+    assert.deepEqual(framesOf(bytes).map(({ head }) => head.kind), ['intent', 'done']);
+    // Reported once its done frame was written, before that frame's fdatasync: a power loss may drop it, and the unsynced record.
+    await writeFile(file, bytes.subarray(0, 8 + bytes.readUInt32LE(0)));
+    await rm(historyDir(sandbox), { recursive: true });
+    const workspace = await sandbox.open();
+    assert.deepEqual(workspace.recovered.map(({ outcome, paths, conflicts }) => ({ outcome, paths, conflicts })), [
+      { outcome: 'rolled_forward', paths: ['two.txt'], conflicts: [] },
+    ]);
+    assert.equal(await readFile(path.join(sandbox.root, 'two.txt'), 'utf8'), 'only\n');
+    assert.equal((await workspace.transactions(5)).length, 1, 'the commit stands with its undo record');
+    assert.deepEqual(Object.keys(await listTree(sandbox.root)).filter((name) => name.endsWith('.patchd.tmp')), []);
+    assert.deepEqual(await readdir(logDir(sandbox)), []);
+    assert.deepEqual(await readdir(journalDir(sandbox)), []);
     await workspace.close();
   });
 });
