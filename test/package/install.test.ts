@@ -43,8 +43,10 @@ describe('the packed package', () => {
     assert.ok(packed.tarballFiles.includes('dist/daemon/main.js'));
     assert.ok(packed.tarballFiles.includes('dist/daemon/pool/worker.js'));
     assert.ok(packed.tarballFiles.includes('bin/patchd.js'));
+    // It makes the launcher CommonJS, which sizes the daemon's threadpool before it starts.
+    assert.ok(packed.tarballFiles.includes('bin/package.json'));
     const unexpected = packed.tarballFiles.filter((path) =>
-      !/^(package\.json|README\.md|bin\/patchd\.js|dist\/(client|daemon|protocol)\/.+\.(js|d\.ts))$/.test(path));
+      !/^(package\.json|README\.md|bin\/(patchd\.js|package\.json)|dist\/(client|daemon|protocol)\/.+\.(js|d\.ts))$/.test(path));
     assert.deepEqual(unexpected, []);
   });
 
