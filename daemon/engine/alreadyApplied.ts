@@ -99,10 +99,21 @@ function agrees(path: string, edit: TextEdit, files: Files, planFile: (filePatch
   return edit.kind === 'insert' ? present : !present && found.error.code === 'context_not_found';
 }
 
+/**
+ * Whether the hunks are already in the file: reversed, those with something to find apply. A hunk
+ * that only removes lines, without context, has nothing to find (as a pure deletion edit): alone
+ * it proves nothing; beside proving hunks it must agree, its lines absent from the file.
+ */
 function reverseApplies(path: string, hunks: readonly Hunk[], files: Files, tiers: readonly LineTier[]): boolean {
-  if (hunks.length === 0 || hunks.some(onlyRemoves)) return false;
+  const proving = hunks.filter((hunk) => !onlyRemoves(hunk));
+  if (proving.length === 0) return false;
   const source = requireText(path, files);
-  return source.ok && applyHunks(source.value, hunks.map(reversedHunk), path, tiers).ok;
+  if (!source.ok) return false;
+  const absent = (hunk: Hunk) => {
+    const found = applyHunks(source.value, [hunk], path, tiers);
+    return !found.ok && found.error.code === 'context_not_found';
+  };
+  return hunks.filter(onlyRemoves).every(absent) && applyHunks(source.value, proving.map(reversedHunk), path, tiers).ok;
 }
 
 /** The add planned onto a free path makes exactly the bytes the file already holds. */

@@ -168,6 +168,10 @@ describe('already applied or reversed', () => {
   test('a hunk that only removes lines, without context, proves nothing by its absence: context_not_found', () => {
     assert.equal(codeOf({ patch: '--- a/f.txt\n+++ b/f.txt\n@@ -2 +1,0 @@\n-b\n' }, { 'f.txt': 'a\nc\n' }), 'context_not_found');
     assert.equal(codeOf({ patch: '--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,2 @@\n a\n-b\n c\n' }, { 'f.txt': 'a\nc\n' }), 'already_applied');
+    // Beside a hunk that shows it, such a hunk only has to agree: its lines are gone.
+    const mixed = '--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n-a\n+A\n b\n@@ -5 +4,0 @@\n-e\n';
+    assert.equal(codeOf({ patch: mixed }, { 'f.txt': 'A\nb\nc\nd\nf\n' }), 'already_applied');
+    assert.equal(codeOf({ patch: mixed }, { 'f.txt': 'A\nb\nc\nd\ne\nf\n' }), 'context_not_found');
   });
 
   test('a diff without CRs on a file whose lines hold lone CRs: context_not_found that says so, never already_applied', () => {
