@@ -3,11 +3,13 @@
  * other module loads (a stray byte there would corrupt the framing).
  *
  * The one-shot commands (apply, log, undo, diff, help) pay for every module they load, so the
- * build also bundles them into a few files (`cli/oneShot/`, see `npm run build`); compiled, they
- * run from there. `serve` and `mcp` keep the plain layout: the worker pool finds its worker
- * file next to its own module.
+ * build also bundles them into a few files (`cli/oneShot/`, see `build/bundleOneShot.mjs`);
+ * compiled, they run from there — unless the bundle is stale (below). `serve` and `mcp` keep the
+ * plain layout: the worker pool finds its worker file next to its own module.
  */
-import { existsSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { claimStdout } from './server/stdoutGuard.ts';
 
 const [command, ...args] = process.argv.slice(2);
@@ -24,6 +26,22 @@ if (command === 'serve') {
 }
 
 async function oneShotCommands(): Promise<typeof import('./cli/command.ts')> {
-  const bundled = new URL('./cli/oneShot/command.js', import.meta.url);
-  return existsSync(bundled) ? import(bundled.href) : import('./cli/command.ts');
+  const bundle = fileURLToPath(new URL('./cli/oneShot/', import.meta.url));
+  return bundleIsCurrent(bundle) ? import(pathToFileURL(`${bundle}command.js`).href) : import('./cli/command.ts');
+}
+
+/**
+ * Whether the bundle in `directory` was built from the modules beside it: a tsc run after the
+ * build (a bare `tsc -w`) rewrites some, and the bundle must not run instead of them. Its
+ * `inputs.json` lists them; any one newer than that list, or gone, makes the bundle stale (about
+ * 0.5 ms of stats). An installed package is trusted without a look: npm writes its files in no
+ * particular order, and nobody compiles into node_modules.
+ */
+function bundleIsCurrent(directory: string): boolean {
+  const list = `${directory}inputs.json`;
+  const built = statSync(list, { throwIfNoEntry: false });
+  if (built === undefined) return false;
+  if (directory.includes(`${path.sep}node_modules${path.sep}`)) return true;
+  const inputs = JSON.parse(readFileSync(list, 'utf8')) as string[];
+  return inputs.every((input) => (statSync(directory + input, { throwIfNoEntry: false })?.mtimeMs ?? Infinity) <= built.mtimeMs);
 }

@@ -2,7 +2,7 @@
 import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -46,7 +46,7 @@ describe('the packed package', () => {
     // It makes the launcher CommonJS, which sizes the daemon's threadpool before it starts.
     assert.ok(packed.tarballFiles.includes('bin/package.json'));
     const unexpected = packed.tarballFiles.filter((path) =>
-      !/^(package\.json|README\.md|bin\/(patchd\.js|package\.json)|dist\/(client|daemon|protocol)\/.+\.(js|d\.ts))$/.test(path));
+      !/^(package\.json|README\.md|bin\/(patchd\.js|package\.json)|dist\/daemon\/cli\/oneShot\/inputs\.json|dist\/(client|daemon|protocol)\/.+\.(js|d\.ts))$/.test(path));
     assert.deepEqual(unexpected, []);
   });
 
@@ -133,6 +133,28 @@ describe('the packed package', () => {
     const unbundled = loaded.filter((url) => url.includes(installed) && !url.includes(`${installed}cli/oneShot/`));
     assert.deepEqual(unbundled.map((url) => url.slice(url.indexOf(installed) + installed.length)), ['main.js', 'server/stdoutGuard.js']);
     assert.deepEqual(loaded.filter((url) => /\/node_modules\/(zod|chokidar|vscode-jsonrpc|piscina|@modelcontextprotocol)\//.test(url)), []);
+  });
+
+  test('a compiled one-shot command runs tsc\'s newer output, never a bundle built before it (a bare tsc -w after the build)', () => {
+    const main = join(packed.clone, 'dist/daemon/main.js');
+    const root = workspaceWithHello(packed.consumer, 'ws-stale');
+    writeFileSync(join(packed.consumer, 'stale.diff'), PATCH);
+    const applyDryRun = () => {
+      const log = join(packed.consumer, 'stale-modules.txt');
+      writeFileSync(log, '');
+      const result = spawnSync(process.execPath, ['--import', MODULE_LOG, main, 'apply', '--dry-run', 'stale.diff', '-C', root], {
+        cwd: packed.consumer, encoding: 'utf8', timeout: 60_000, env: { ...process.env, PATCHD_TEST_MODULE_LOG: log },
+      });
+      assert.equal(result.status, 0, result.stderr);
+      const loaded = readFileSync(log, 'utf8').trim().split('\n');
+      return { stderr: result.stderr, bundled: loaded.some((url) => url.includes('/dist/daemon/cli/oneShot/')) };
+    };
+    assert.equal(applyDryRun().bundled, true, 'a fresh build runs the bundle');
+    // What tsc -w does on an edit: rewrites that module's output in place, after the bundle was made.
+    appendFileSync(join(packed.clone, 'dist/daemon/cli/apply.js'), "process.stderr.write('apply.js as tsc wrote it last\\n');\n");
+    const after = applyDryRun();
+    assert.equal(after.bundled, false);
+    assert.match(after.stderr, /apply\.js as tsc wrote it last/);
   });
 
   test('in a checkout, bin/patchd.js runs the sources even when a dist/ build is there (never a stale one)', () => {
