@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { applyPatch } from 'diff';
 import { parsePatch, planPatch, type FileSnapshot } from '../daemon/engine/index.ts';
+import { parseScalingRow } from './engineParse.ts';
 import type { Row } from './rows.ts';
 import { median, ms, table, timeSync, times } from './stats.ts';
 
@@ -121,6 +122,7 @@ export function benchEngine(quick: boolean): EngineResults {
         id: 'h2', label: 'engine: CPU per line, worst of 100k/200k/400k ÷ 100k', ours: perLine.map((size) => size.microsPerKiloLine.toFixed(1)).join(' / ') + ' µs/1k lines',
         peer: '—', value: flatness, shown: times(flatness), better: 'lower', goal: 1.25, goalText: '≤ 1.25× (flat)', tolerance: 1.5,
       },
+      parseScalingRow(quick),
     ],
     detail: [table(peers), '', table(sizes)].join('\n'),
   };
