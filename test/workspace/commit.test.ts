@@ -233,3 +233,32 @@ test('an empty file and binary bytes are written exactly', async () => {
     await workspace.close();
   });
 });
+
+// Records up to 256 KiB are written synchronously, larger ones through the thread pool: both ways whole, and both can fail.
+for (const [size, label] of [[1_000, 'small'], [300 * 1024, 'large']] as const) {
+  test(`a ${label} undo record is written whole, and a commit whose record cannot be written is rolled back`, async () => {
+    const before = 'x'.repeat(size);
+    await withSandbox({ 'big.txt': before }, async (sandbox) => {
+      const workspace = await sandbox.open();
+      const outcome = await snapshotAndCommit(workspace, planOf(updateFile('big.txt', `${before}y`)));
+      assert.ok(outcome.status === 'applied');
+      const [record] = await workspace.recordsOf(outcome.transactionId);
+      assert.equal(Buffer.from(record!.journal.preImages[0]!).toString(), before);
+      await workspace.close();
+      const refuse = (to: string) => {
+        if (to.endsWith('.record')) throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
+      };
+      const disk = {
+        ...nodeDiskCalls,
+        rename: async (from: string, to: string) => (refuse(to), nodeDiskCalls.rename(from, to)),
+        renameSync: (from: string, to: string) => (refuse(to), nodeDiskCalls.renameSync(from, to)),
+      };
+      const failing = await sandbox.open({ disk });
+      assert.equal(errorOf(await snapshotAndCommit(failing, planOf(updateFile('big.txt', 'z')))).code, 'io_error');
+      assert.equal(await readFile(path.join(sandbox.root, 'big.txt'), 'utf8'), `${before}y`);
+      assert.equal((await failing.transactions(5)).length, 1);
+      await failing.close();
+      await assertNoLeftovers(sandbox);
+    });
+  });
+}

@@ -156,10 +156,15 @@ function frameEnd(segment: Buffer, index: number): number {
 test('a commit whose undo record cannot be written is rolled back and reported failed, never applied and undone later', async () => {
   await withSandbox(CRASH_TREE, async (sandbox) => {
     const before = await listTree(sandbox.root);
-    const failingDrop = { ...nodeDiskCalls, rename: async (from: string, to: string) => {
+    const refuse = (to: string) => {
       if (to.endsWith('.record')) throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
-      await nodeDiskCalls.rename(from, to);
-    } };
+    };
+    // A small record is renamed synchronously, a large one not.
+    const failingDrop = {
+      ...nodeDiskCalls,
+      rename: async (from: string, to: string) => (refuse(to), nodeDiskCalls.rename(from, to)),
+      renameSync: (from: string, to: string) => (refuse(to), nodeDiskCalls.renameSync(from, to)),
+    };
     const workspace = await sandbox.open({ disk: failingDrop });
     const outcome = await snapshotAndCommit(workspace, CRASH_PLAN);
     assert.equal(outcome.status, 'rejected');
