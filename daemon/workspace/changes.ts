@@ -2,12 +2,12 @@
  * Noticing changes made outside patchd. The monitor knows, per path, the sha256 patchd last
  * saw or wrote there; a watcher event only schedules a re-check, and the re-check (a read
  * under the path's lock, so never in the middle of one of our own commits) lets the hash
- * decide. The re-check runs `settleMs` after the first event, so a burst of events (a write
- * in several chunks, an editor's temp + rename, our own commit) costs one re-check, and
- * whatever the last write in the burst was, it is what the re-check reads.
+ * decide. chokidar drops a second change on a path within ~50 ms of the first, so the
+ * re-check runs `settleMs` after the first event, past that window: whatever the last write
+ * in a burst was, it is what the re-check reads.
  *
- * No event tells of a write between our read of a file and the start of its watch, so a
- * newly watched file is re-checked once too.
+ * A watch becomes active a few milliseconds after it is asked for, so a newly watched file is
+ * re-checked once too: a write between our read and the watch is not missed.
  *
  * Only files patchd has read, patched or cached are watched; a missing path is remembered
  * but not watched (watching it would mean watching, and reading, its whole directory).

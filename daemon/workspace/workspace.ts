@@ -63,7 +63,7 @@ export interface WorkspaceOptions {
   readonly cache?: ContentCacheOptions;
   /** Most files watched at once (each costs an inotify watch). */
   readonly maxWatchedPaths?: number;
-  /** How long after a watcher event the file is re-read (a burst of events costs one re-read). */
+  /** How long after a watcher event the file is re-read (past chokidar's ~50 ms drop window). */
   readonly settleMs?: number;
   /** Faults of the watcher (and of background pruning), which must not stop the workspace. */
   readonly onError?: (error: unknown) => void;
