@@ -2,9 +2,10 @@
  * Noticing changes made outside patchd. The monitor knows, per path, the sha256 patchd last
  * saw or wrote there; a watcher event only schedules a re-check, and the re-check (a read
  * under the path's lock, so never in the middle of one of our own commits) lets the hash
- * decide. chokidar drops a second change on a path within ~50 ms of the first, so the
- * re-check runs `settleMs` after the first event, past that window: whatever the last write
- * in a burst was, it is what the re-check reads.
+ * decide. chokidar drops every further change on a path within ~50 ms of an event it
+ * reported, so each reported event must be followed by a read at least `settleMs` (past that
+ * window) later: whatever the last write in a burst was, it is what that read sees. A re-check
+ * already due when an event arrives may come too soon after it; then one more follows.
  *
  * A watch becomes active a few milliseconds after it is asked for, so a newly watched file is
  * re-checked once too: a write between our read and the watch is not missed.
@@ -15,7 +16,7 @@
 import { setMaxListeners } from 'node:events';
 import type { ContentCache } from './cache.ts';
 import type { LockLease } from './locks.ts';
-import { LazyWatcher } from './watcher.ts';
+import { LazyWatcher, type WatcherOptions } from './watcher.ts';
 
 /** A file changed outside patchd: its new sha256, or null when it is gone. */
 export interface FileChange {
@@ -35,14 +36,20 @@ export interface ChangeMonitorOptions {
   readonly settleMs: number;
   readonly maxWatchedPaths: number;
   readonly onError: (error: unknown) => void;
+  /** What tells of events on watched files: a lazy chokidar watcher unless a test drives it. */
+  readonly watcher?: (options: WatcherOptions) => FileWatcher;
 }
+
+export type FileWatcher = Pick<LazyWatcher, 'watch' | 'isWatching' | 'size' | 'close'>;
 
 export class ChangeMonitor {
   readonly #options: ChangeMonitorOptions;
-  readonly #watcher: LazyWatcher;
+  readonly #watcher: FileWatcher;
   /** Path → the sha256 patchd last saw or wrote (null: missing); absent: never seen. */
   readonly #known = new Map<string, string | null>();
   readonly #scheduled = new Map<string, NodeJS.Timeout>();
+  /** Path → when (Date.now()) the watcher last hinted at it. */
+  readonly #lastHint = new Map<string, number>();
   readonly #listeners = new Set<ChangeListener>();
   readonly #closing = new AbortController();
   #running = 0;
@@ -52,7 +59,8 @@ export class ChangeMonitor {
     this.#options = options;
     // Every re-check waiting for its path's lock listens on this signal until granted: as many as paths re-checked at once, none left behind.
     setMaxListeners(0, this.#closing.signal);
-    this.#watcher = new LazyWatcher({
+    const createWatcher = options.watcher ?? ((watcherOptions) => new LazyWatcher(watcherOptions));
+    this.#watcher = createWatcher({
       root: options.root,
       maxPaths: options.maxWatchedPaths,
       onHint: (path) => this.#hint(path),
@@ -116,15 +124,25 @@ export class ChangeMonitor {
   }
 
   #hint(path: string): void {
+    this.#lastHint.set(path, Date.now());
     this.#options.cache.forget(path);
     this.#schedule(path);
   }
 
-  /** A re-check of `path` after the settle time, unless one is already due. */
-  #schedule(path: string): void {
+  /** A re-check of `path` after `delayMs` (the settle time), unless one is already due. */
+  #schedule(path: string, delayMs = this.#options.settleMs): void {
     if (this.#scheduled.has(path) || this.#closing.signal.aborted) return;
     // Not unref'd: a re-check due is work to finish (and `idle()` waits for it); `close` clears it.
-    this.#scheduled.set(path, setTimeout(() => void this.#recheck(path), this.#options.settleMs));
+    this.#scheduled.set(path, setTimeout(() => void this.#recheck(path), delayMs));
+  }
+
+  /** After a read that began at `readAt`: one more re-check if a hint came too shortly before it for chokidar to report what followed. */
+  #followUp(path: string, readAt: number): void {
+    const hintedAt = this.#lastHint.get(path);
+    if (hintedAt === undefined) return;
+    const settledAt = hintedAt + this.#options.settleMs;
+    if (settledAt > readAt) this.#schedule(path, settledAt - readAt);
+    else this.#lastHint.delete(path);
   }
 
   async #recheck(path: string): Promise<void> {
@@ -144,8 +162,10 @@ export class ChangeMonitor {
     const lease = await this.#options.lock([path], this.#closing.signal).catch(() => undefined);
     if (lease === undefined) return;
     try {
+      const readAt = Date.now();
       const sha256 = await this.#options.readSha256(path);
       if (sha256 !== undefined && this.#watcher.isWatching(path) && !this.#closing.signal.aborted) this.observe(path, sha256);
+      this.#followUp(path, readAt);
     } finally {
       lease.release();
     }
@@ -161,6 +181,7 @@ export class ChangeMonitor {
 
   #drop(path: string): void {
     this.#known.delete(path);
+    this.#lastHint.delete(path);
     this.#options.cache.forget(path);
   }
 

@@ -1,6 +1,8 @@
 /**
  * The change monitor on its own: many re-checks waiting at once for their paths' locks (held
- * by commits) are normal, and must not make Node print a plain-text warning on stderr.
+ * by commits) are normal, and must not make Node print a plain-text warning on stderr; and an
+ * outside change that chokidar drops (inside its window after an event it reported) is still
+ * read by a re-check.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ContentCache } from '../../daemon/workspace/cache.ts';
-import { ChangeMonitor } from '../../daemon/workspace/changes.ts';
+import { ChangeMonitor, type FileChange } from '../../daemon/workspace/changes.ts';
 import { LockTable } from '../../daemon/workspace/locks.ts';
 
 const PATHS = 20;
@@ -51,5 +53,60 @@ test(`${PATHS} re-checks waiting for their locks at once raise no MaxListenersEx
     process.off('warning', onWarning);
     await monitor.close();
     rmSync(root, { recursive: true, force: true });
+  }
+});
+
+/** Lets pending promise chains (lock grants, reads) run; mocked timers leave setImmediate alone. */
+async function settle(): Promise<void> {
+  for (let turn = 0; turn < 5; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+}
+
+test('a change chokidar drops right after it reported a commit is still read, by a re-check past its window', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
+  const locks = new LockTable();
+  const watched = new Set<string>();
+  let hint!: (path: string) => void;
+  let disk = 'one';
+  const reads: string[] = [];
+  const changes: FileChange[] = [];
+  const monitor = new ChangeMonitor({
+    root: '/unused',
+    lock: (paths, signal) => locks.acquire(paths, signal),
+    cache: new ContentCache(),
+    readSha256: async () => {
+      reads.push(disk);
+      return disk;
+    },
+    settleMs: 75,
+    maxWatchedPaths: 10,
+    onError: (error) => assert.fail(String(error)),
+    watcher: (options) => {
+      hint = options.onHint;
+      return {
+        watch: (path) => !watched.has(path) && watched.add(path).has(path),
+        isWatching: (path) => watched.has(path),
+        size: 0,
+        close: async () => {},
+      };
+    },
+  });
+  monitor.onChange((change) => changes.push(change));
+  try {
+    monitor.learn('f.txt', 'one'); // newly watched: a re-check is due at 75 ms
+    t.mock.timers.tick(50);
+    disk = 'two';
+    monitor.wrote('f.txt', 'two'); // patchd's own commit …
+    hint('f.txt'); // … which chokidar reports; it drops any other change on f.txt for 50 ms
+    t.mock.timers.tick(25);
+    await settle();
+    assert.deepEqual(reads, ['two'], 'the re-check due since the read ran, and found patchd\'s own bytes');
+    disk = 'saved by an editor'; // inside chokidar's window: no event
+    t.mock.timers.tick(50);
+    await settle();
+    assert.deepEqual(reads, ['two', 'saved by an editor']);
+    assert.deepEqual(changes, [{ path: 'f.txt', sha256: 'saved by an editor' }]);
+    await monitor.idle(); // and nothing more is due
+  } finally {
+    await monitor.close();
   }
 });
