@@ -2,20 +2,20 @@
  * patchd entry point: argv → command. For `serve`, stdout is claimed for the wire before any
  * other module loads (a stray byte there would corrupt the framing).
  *
- * The one-shot commands (apply, log, undo, diff, help) pay for every module they load, so the
- * build also bundles them into a few files (`cli/oneShot/`, see `build/bundleOneShot.mjs`);
- * compiled, they run from there — unless the bundle is stale (below). `serve` and `mcp` keep the
- * plain layout: the worker pool finds its worker file next to its own module.
+ * The one-shot commands (apply, log, undo, diff, help) pay for every module they load and
+ * compile, so the build also bundles them into one file with V8's code cache (`cli/oneShot/`,
+ * see `build/bundleOneShot.mjs` and `cli/oneShotBundle.ts`); compiled, they run from there —
+ * unless the bundle is stale (below). `serve` and `mcp` keep the plain layout: the worker pool
+ * finds its worker file next to its own module.
  */
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { claimStdout } from './server/stdoutGuard.ts';
+import { fileURLToPath } from 'node:url';
 
 const [command, ...args] = process.argv.slice(2);
 
 if (command === 'serve') {
-  const wire = claimStdout();
+  const wire = (await import('./server/stdoutGuard.ts')).claimStdout();
   const { serve } = await import('./cli/serve.ts');
   const failed = await serve(args, wire);
   if (failed !== undefined) process.exit(failed);
@@ -27,7 +27,8 @@ if (command === 'serve') {
 
 async function oneShotCommands(): Promise<typeof import('./cli/command.ts')> {
   const bundle = fileURLToPath(new URL('./cli/oneShot/', import.meta.url));
-  return bundleIsCurrent(bundle) ? import(pathToFileURL(`${bundle}command.js`).href) : import('./cli/command.ts');
+  if (!bundleIsCurrent(bundle)) return import('./cli/command.ts');
+  return (await import('./cli/oneShotBundle.ts')).compileBundle(bundle).load();
 }
 
 /**
