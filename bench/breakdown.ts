@@ -6,7 +6,7 @@
  * `DiskCalls` seam; the watcher's share is the main-thread work the write's events cause.
  */
 import type { FileHandle } from 'node:fs/promises';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -36,13 +36,18 @@ const HANDLE_CALLS: Record<string, string> = {
   writeFile: 'write', write: 'write', writev: 'write', sync: 'fsync', datasync: 'fsync', close: 'open + close', chmod: 'chmod/chown', chown: 'chmod/chown',
 };
 
+/** What the calls on descriptors (`DiskCalls.openSync` and the rest) are shown as. */
+const SYNC_CALLS: Record<string, string> = { openSync: 'open + close', closeSync: 'open + close', writevSync: 'write' };
+
 /**
  * `base` with every call timed into `clock`, by kind: calls on the state dir (journal, undo
- * record) apart from those on the tree, and fsyncs of directories (opened read-only to be
- * fsynced) apart from those of files. Wraps whatever calls `DiskCalls` has.
+ * record) apart from those on the tree, and fsyncs of directories apart from those of files.
+ * Wraps whatever calls `DiskCalls` has.
  */
 function timedDisk(base: DiskCalls, clock: DiskClock, stateDir: string): DiskCalls {
   const areaOf = (path: unknown) => (typeof path === 'string' && path.startsWith(stateDir) ? 'journal + undo record: ' : '');
+  /** What each descriptor from `openSync` is: its area, and whether it is a directory. */
+  const descriptors = new Map<number, { area: string; directory: boolean }>();
   const timedCall = <T>(kind: string, run: () => T): T => {
     const started = performance.now();
     const result = run();
@@ -52,15 +57,24 @@ function timedDisk(base: DiskCalls, clock: DiskClock, stateDir: string): DiskCal
     }
     return result.finally(() => clock.add(kind, performance.now() - started)) as T;
   };
+  const fsyncKind = (area: string, directory: boolean) => `${area}fsync (${directory ? 'directory' : 'file'})`;
   const wrapped: Record<string, unknown> = {};
   for (const [name, call] of Object.entries(base) as [string, (...args: unknown[]) => unknown][]) {
     wrapped[name] = (...args: unknown[]) => {
-      const area = areaOf(args[0]);
-      if (name !== 'open') return timedCall(`${area}${name.replace(/Sync$/, '')}`, () => call(...args));
+      const fd = typeof args[0] === 'number' ? descriptors.get(args[0]) : undefined;
+      const area = fd?.area ?? areaOf(args[0]);
+      if (name === 'openSync') {
+        const opened = timedCall(`${area}open + close`, () => call(...args)) as number;
+        descriptors.set(opened, { area, directory: statSync(args[0] as string).isDirectory() });
+        return opened;
+      }
+      if (name === 'closeSync' && typeof args[0] === 'number') descriptors.delete(args[0]);
+      if (name === 'fsync') return timedCall(fsyncKind(area, fd?.directory ?? false), () => call(...args));
+      if (name !== 'open') return timedCall(`${area}${SYNC_CALLS[name] ?? name.replace(/Sync$/, '')}`, () => call(...args));
       const directory = args[1] === 'r';
       return (timedCall(`${area}open + close`, () => call(...args)) as Promise<FileHandle>).then((handle) => timedHandle(handle, (kind) => {
-        if (kind === 'fsync' && directory) return `${area}fsync (directory)`;
-        return `${area}${kind === 'fsync' ? 'fsync (file)' : kind}`;
+        if (kind === 'fsync') return fsyncKind(area, directory);
+        return `${area}${kind}`;
       }, timedCall));
     };
   }

@@ -1,20 +1,54 @@
 /**
  * The system calls that make a commit durable, behind one seam: staging temps, their fsyncs,
- * the renames onto targets, journal writes and directory fsyncs all go through a `DiskCalls`.
- * The workspace uses `nodeDiskCalls`; tests pass one that records the calls (to check that a
- * staged file is fsynced before it is renamed into place) or that dies at a chosen call (to
- * crash a commit or a recovery at a precise instant).
+ * the renames onto targets, journal and record writes and directory fsyncs all go through a
+ * `DiskCalls`. The workspace uses `nodeDiskCalls`; tests pass one that records the calls (to
+ * check that a staged file is fsynced before it is renamed into place) or that dies at a chosen
+ * call (to crash a commit or a recovery at a precise instant).
+ *
+ * Small files are created, written and closed synchronously (`openSync`, `writevSync`,
+ * `closeSync`): those calls touch only the page cache and take microseconds, while each
+ * thread-pool round trip costs the main thread more than that on a busy machine. Only the
+ * fsync, which waits for the disk, goes to the thread pool (`fsync`).
  */
-import { renameSync } from 'node:fs';
+import { closeSync, fsync as fsyncCallback, openSync, renameSync, writevSync } from 'node:fs';
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { promisify } from 'node:util';
 
 export interface DiskCalls {
-  /** `fs.promises.open`; every fsync goes through the handle it returns. */
+  /** `fs.promises.open`; every fsync of a file opened this way goes through the handle it returns. */
   open(path: string, flags: string, mode?: number): Promise<FileHandle>;
+  /** `fs.openSync`: a descriptor for `writevSync`, `fsync` and `closeSync`. */
+  openSync(path: string, flags: string, mode?: number): number;
+  /** One `writev` at the file's current position; returns the bytes written (possibly fewer than given). */
+  writevSync(fd: number, chunks: readonly Uint8Array[]): number;
+  /** fsync of a descriptor from `openSync`, on the thread pool. */
+  fsync(fd: number): Promise<void>;
+  closeSync(fd: number): void;
   rename(from: string, to: string): Promise<void>;
   /** Synchronous, so a commit can rename right after its last look at the target (see `confirm.ts`). */
   renameSync(from: string, to: string): void;
   unlink(path: string): Promise<void>;
 }
 
-export const nodeDiskCalls: DiskCalls = { open, rename, renameSync, unlink };
+export const nodeDiskCalls: DiskCalls = {
+  open,
+  openSync,
+  writevSync: (fd, chunks) => writevSync(fd, chunks as Uint8Array[]),
+  fsync: promisify(fsyncCallback),
+  closeSync,
+  rename,
+  renameSync,
+  unlink,
+};
+
+/** Writes every byte of `chunks` at the descriptor's position, finishing a short `writev` with further calls. */
+export function writeAllSync(disk: DiskCalls, fd: number, chunks: readonly Uint8Array[]): void {
+  let rest = chunks.filter((chunk) => chunk.byteLength > 0);
+  while (rest.length > 0) {
+    let written = disk.writevSync(fd, rest);
+    let index = 0;
+    while (index < rest.length && written >= rest[index]!.byteLength) written -= rest[index++]!.byteLength;
+    rest = rest.slice(index);
+    if (rest.length > 0 && written > 0) rest[0] = rest[0]!.subarray(written);
+  }
+}

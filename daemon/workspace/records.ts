@@ -14,10 +14,9 @@
  * name orders records by commit; `unit` tells apart the per-file transactions of an
  * `atomic: false` patch, which share one transaction id.
  */
-import { closeSync, openSync, writevSync } from 'node:fs';
 import { mkdir, open, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { DiskCalls } from './diskCalls.ts';
+import { writeAllSync, type DiskCalls } from './diskCalls.ts';
 import { removeIfPresent, type DirectorySyncer } from './durable.ts';
 import { hasErrorCode } from './ioErrors.ts';
 import { decodeJournal, decodeJournalHeader, type Journal, type JournalRecord } from './journal.ts';
@@ -63,8 +62,8 @@ export interface LoadedRecord extends RecordHeader {
 }
 
 /**
- * A record up to this size is written in one synchronous turn (no fsync: page cache only): on a
- * busy daemon its four thread-pool round trips cost the main thread more than the write itself.
+ * A record up to this size is written in one synchronous turn (no fsync: page cache only; see
+ * `diskCalls.ts`): on a busy daemon four thread-pool round trips cost the main thread more.
  */
 const SYNC_WRITE_MAX_BYTES = 256 * 1024;
 /** How many records a checkpoint fsyncs at once. */
@@ -102,11 +101,11 @@ export class RecordStore {
     const target = path.join(this.directory, name);
     const temp = path.join(this.directory, `.${name}.tmp`);
     if (chunks.reduce((total, chunk) => total + chunk.byteLength, 0) <= SYNC_WRITE_MAX_BYTES) {
-      const fd = openSync(temp, 'w', 0o600);
+      const fd = this.#disk.openSync(temp, 'w', 0o600);
       try {
-        writevSync(fd, chunks as Uint8Array[]);
+        writeAllSync(this.#disk, fd, chunks);
       } finally {
-        closeSync(fd);
+        this.#disk.closeSync(fd);
       }
       this.#disk.renameSync(temp, target);
       return;
@@ -137,21 +136,24 @@ export class RecordStore {
     await removeIfPresent(path.join(this.directory, name), this.#disk);
   }
 
-  /** Makes records written by `write` durable: each file (a bounded number at a time, not to run out of descriptors), then the directory. */
+  /**
+   * Makes records written by `write` durable: each file (a bounded number at a time, not to run
+   * out of descriptors; opened and closed synchronously, fsynced on the thread pool), then the directory.
+   */
   async syncFiles(names: readonly string[]): Promise<void> {
     for (let start = 0; start < names.length; start += SYNC_BATCH) await Promise.all(names.slice(start, start + SYNC_BATCH).map(async (name) => {
-      let handle;
+      let fd;
       try {
-        handle = await this.#disk.open(path.join(this.directory, name), 'r');
+        fd = this.#disk.openSync(path.join(this.directory, name), 'r');
       } catch (error) {
         // Pruned by retention meanwhile: nothing left to keep.
         if (hasErrorCode(error, 'ENOENT')) return;
         throw error;
       }
       try {
-        await handle.sync();
+        await this.#disk.fsync(fd);
       } finally {
-        await handle.close();
+        this.#disk.closeSync(fd);
       }
     }));
     await this.#syncer.sync(this.directory);

@@ -53,7 +53,16 @@ test('a delete reaches a trash on another filesystem by copy', { skip: !shmIsOth
 /** Disk calls that record, in order, every fsync and fdatasync (by path), log frame written, rename and unlink a workspace makes. */
 function recordingDisk(failDatasync: (file: string) => boolean = () => false): { disk: DiskCalls; calls: string[] } {
   const calls: string[] = [];
+  const opened = new Map<number, string>();
   const disk: DiskCalls = {
+    ...nodeDiskCalls,
+    openSync: (file, flags, mode) => {
+      const fd = nodeDiskCalls.openSync(file, flags, mode);
+      opened.set(fd, file);
+      return fd;
+    },
+    fsync: async (fd) => { await nodeDiskCalls.fsync(fd); calls.push(`fsync ${opened.get(fd)}`); },
+    closeSync: (fd) => { opened.delete(fd); nodeDiskCalls.closeSync(fd); },
     open: async (file, flags, mode) => {
       const handle = await nodeDiskCalls.open(file, flags, mode);
       return new Proxy(handle, {
@@ -159,5 +168,28 @@ test('a one-file commit whose done frame fails its fdatasync after the report lo
     assert.deepEqual(reopened.recovered, []);
     assert.equal((await reopened.transactions(5)).length, 1);
     await reopened.close();
+  });
+});
+
+test('a commit whose writes come back short writes every byte: staged content and undo record', async () => {
+  await withSandbox({ 'a.txt': 'a\n' }, async (sandbox) => {
+    let shortWrites = 0;
+    // Each writev writes at most 3 bytes, as a write interrupted by a signal may.
+    const disk: DiskCalls = {
+      ...nodeDiskCalls,
+      writevSync: (fd, chunks) => {
+        shortWrites += 1;
+        return nodeDiskCalls.writevSync(fd, [Buffer.concat(chunks).subarray(0, 3)]);
+      },
+    };
+    const workspace = await sandbox.open({ disk });
+    const content = 'a longer line than three bytes\n'.repeat(20);
+    const outcome = await snapshotAndCommit(workspace, planOf(updateFile('a.txt', content)));
+    assert.equal(outcome.status, 'applied');
+    assert.ok(shortWrites > 200, `the temp and the record took many writes (${shortWrites})`);
+    assert.equal(await readFile(path.join(sandbox.root, 'a.txt'), 'utf8'), content);
+    const [record] = await workspace.recordsOf(outcome.transactionId);
+    assert.equal(Buffer.from(record!.journal.preImages[0]!).toString('utf8'), 'a\n');
+    await workspace.close();
   });
 });

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { rmdirSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -17,21 +18,22 @@ const crashChild = fileURLToPath(new URL('./crashChild.ts', import.meta.url));
 
 test('a commit adding a file to a directory that another commit empties and tidies meanwhile still lands', async () => {
   await withSandbox({ 'dir/old.txt': 'old\n' }, async (sandbox) => {
-    let workspace: Workspace | undefined;
     let raced = false;
-    // Right before the adding commit stages its file in dir/, the deleting commit runs whole (and tidies dir/ away).
+    // Right before the adding commit creates its temp in dir/ (checked to exist), dir/ is emptied
+    // and tidied away: what a concurrent commit deleting dir/old.txt leaves. Temps are created
+    // synchronously, so the other commit's disk effects are made here, in that instant.
     const disk: DiskCalls = {
       ...nodeDiskCalls,
-      open: async (file, flags, mode) => {
+      openSync: (file, flags, mode) => {
         if (!raced && file.startsWith(path.join(sandbox.root, 'dir') + path.sep)) {
           raced = true;
-          const deleted = await snapshotAndCommit(workspace!, planOf(deleteFile('dir/old.txt')));
-          assert.equal(deleted.status, 'applied', JSON.stringify(deleted));
+          unlinkSync(path.join(sandbox.root, 'dir', 'old.txt'));
+          rmdirSync(path.join(sandbox.root, 'dir'));
         }
-        return nodeDiskCalls.open(file, flags, mode);
+        return nodeDiskCalls.openSync(file, flags, mode);
       },
     };
-    workspace = await sandbox.open({ disk });
+    const workspace = await sandbox.open({ disk });
     const added = await snapshotAndCommit(workspace, planOf(addFile('dir/new.txt', 'new\n')));
     assert.equal(raced, true);
     assert.equal(added.status, 'applied', JSON.stringify(added));
