@@ -198,7 +198,11 @@ export class PatchClient implements AsyncDisposable {
 }
 
 function createConnection(readable: NodeJS.ReadableStream, writable: NodeJS.WritableStream): MessageConnection {
-  return createMessageConnection(new StreamMessageReader(readable), new StreamMessageWriter(writable));
+  const reader = new StreamMessageReader(readable);
+  // Its partial-message timer (for a frame cut short, as by a daemon killed mid-write) re-arms
+  // every 10 s forever, even after the stream closes, keeping the host process alive; nothing uses it.
+  reader.partialMessageTimeout = 0;
+  return createMessageConnection(reader, new StreamMessageWriter(writable));
 }
 
 function exitedError(exit: DaemonExit, daemon: DaemonProcess): DaemonExitedError {

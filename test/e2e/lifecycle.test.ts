@@ -1,8 +1,10 @@
 /** Lifecycle end to end: initialize, workspaces shared by root, shutdown, stdin closing, a killed daemon. */
 import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { describe, test } from 'node:test';
 import { DaemonExitedError, FORMATS, PatchClient, RpcError } from '../../client/index.ts';
+import { fileURLToPath } from 'node:url';
 import { RawDaemon } from '../helpers/rawDaemon.ts';
 import { RUNAWAY_DAEMON } from '../helpers/runawayDaemon.ts';
 import { RUNAWAY_PATCH } from '../helpers/runawayWorker.ts';
@@ -114,5 +116,17 @@ describe('lifecycle', () => {
     });
     await assert.rejects(workspace.read('a.txt'), DaemonExitedError);
     await client.close();
+  });
+
+  test('a program whose daemon died in the middle of a frame still exits once its work is done', async () => {
+    const host = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), fileURLToPath(new URL('../helpers/halfFrameHost.ts', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    host.stdout.setEncoding('utf8').on('data', (text: string) => (output += text));
+    // A hang guard, not a time limit: a leftover timer keeps the host alive for good (it re-arms every 10 s).
+    const guard = setTimeout(() => host.kill('SIGKILL'), 60_000);
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => host.once('exit', (...exit) => resolve(exit)));
+    clearTimeout(guard);
+    assert.equal(output.trim(), 'DaemonExitedError');
+    assert.deepEqual({ code, signal }, { code: 0, signal: null }, 'the host exited by itself');
   });
 });
