@@ -10,12 +10,13 @@
  *
  * Files up to `CONTENT_CHECK_MAX_BYTES` are compared byte for byte; larger ones by stamp.
  */
-import { close, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { close, closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { bytesEqual, type DiskEntry } from './files.ts';
 import { hasErrorCode } from './ioErrors.ts';
 import { sameStamp, stampOf } from './stamp.ts';
 
 const CONTENT_CHECK_MAX_BYTES = 1024 * 1024;
+const SYNC_CLOSE_MAX_BYTES = 256 * 1024;
 const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 type VerifiedFile = Extract<DiskEntry, { kind: 'file' }>;
@@ -23,8 +24,9 @@ type VerifiedFile = Extract<DiskEntry, { kind: 'file' }>;
 /**
  * Runs `replace` (synchronous) if `absolute` still is `expected` (a file with those bytes), or
  * still free when `expected` is null; false, and nothing run, otherwise. The file is closed
- * only after `replace`, keeping even that call out of the gap — and asynchronously, since
- * closing the last reference to a replaced file frees it, which is slow and need not block.
+ * only after `replace`, keeping even that call out of the gap. Closing the last reference to
+ * a replaced file frees it: tens of microseconds for a small file, less than a thread-pool
+ * round trip costs the main thread, so it is closed synchronously; a large one asynchronously.
  */
 export function replaceIfUnchanged(absolute: string, expected: VerifiedFile | null, replace: () => void): boolean {
   let fd: number;
@@ -41,7 +43,8 @@ export function replaceIfUnchanged(absolute: string, expected: VerifiedFile | nu
     replace();
     return true;
   } finally {
-    close(fd, () => {});
+    if (expected !== null && expected.bytes.byteLength <= SYNC_CLOSE_MAX_BYTES) closeSync(fd);
+    else close(fd, () => {});
   }
 }
 
