@@ -124,6 +124,33 @@ class Pending {
   }
 }
 
+/** Runs `work` on batches, one run at a time; each run takes every item added while the previous one ran. */
+class BatchRunner<T> {
+  readonly #work: (batch: T[]) => Promise<void>;
+  #queue: T[] = [];
+  /** The run under way, if any. */
+  running: Promise<void> | undefined;
+
+  constructor(work: (batch: T[]) => Promise<void>) {
+    this.#work = work;
+  }
+
+  add(items: readonly T[]): void {
+    this.#queue.push(...items);
+    this.#kick();
+  }
+
+  #kick(): void {
+    if (this.running !== undefined || this.#queue.length === 0) return;
+    const batch = this.#queue;
+    this.#queue = [];
+    this.running = this.#work(batch).finally(() => {
+      this.running = undefined;
+      this.#kick();
+    });
+  }
+}
+
 let segmentSequence = 0;
 let frameSequence = 0;
 
@@ -137,11 +164,9 @@ export class CommitLog {
   readonly #retired = new Set<Segment>();
   readonly #segmentOf = new Map<number, Segment>();
   /** Frames not written yet: the next writev takes them all. */
-  #queue: Pending[] = [];
+  readonly #writer = new BatchRunner<Pending>((batch) => this.#write(batch));
   /** Frames written and not yet durable: the next fdatasync takes them all. */
-  #unsynced: Pending[] = [];
-  #writing: Promise<void> | undefined;
-  #syncing: Promise<void> | undefined;
+  readonly #flusher = new BatchRunner<Pending>((batch) => this.#sync(batch));
   readonly #checkpoints = new Set<Promise<void>>();
 
   constructor(stateDir: string, syncer: DirectorySyncer, disk: DiskCalls, records: RecordStore) {
@@ -189,7 +214,7 @@ export class CommitLog {
 
   /** Waits until every frame is written and durable, then checkpoints every settled segment and closes the log. Call once no commit is in flight. */
   async close(): Promise<void> {
-    while (this.#writing !== undefined || this.#syncing !== undefined) await Promise.allSettled([this.#writing, this.#syncing]);
+    while (this.#writer.running !== undefined || this.#flusher.running !== undefined) await Promise.allSettled([this.#writer.running, this.#flusher.running]);
     if (this.#current !== undefined) this.#retire(this.#current);
     await Promise.allSettled([...this.#checkpoints]);
     await Promise.allSettled([...this.#retired].map((segment) => segment.handle?.close()));
@@ -228,38 +253,16 @@ export class CommitLog {
 
   #append(head: FrameHead, body?: readonly Uint8Array[]): Pending {
     const pending = new Pending(head.kind, frameOf(head, body), head.kind === 'intent' ? head.id : undefined);
-    this.#queue.push(pending);
-    this.#kickWrite();
+    this.#writer.add([pending]);
     return pending;
   }
 
   /**
-   * Writing and syncing run side by side, each one at a time: frames queued while a writev runs
-   * go out with the next one, and frames written while an fdatasync runs are made durable by the
-   * next. So a write never waits for an fdatasync, and every fdatasync covers all frames written
-   * before it started — a frame is durable only once every frame written before it is.
+   * One writev for every frame queued while the previous one ran. Writing and syncing run side
+   * by side, each one at a time (`BatchRunner`): frames written while an fdatasync runs are made
+   * durable by the next. So a write never waits for an fdatasync, and every fdatasync covers all
+   * frames written before it started — a frame is durable only once every frame written before it is.
    */
-  #kickWrite(): void {
-    if (this.#writing !== undefined || this.#queue.length === 0) return;
-    const batch = this.#queue;
-    this.#queue = [];
-    this.#writing = this.#write(batch).finally(() => {
-      this.#writing = undefined;
-      this.#kickWrite();
-    });
-  }
-
-  #kickSync(): void {
-    if (this.#syncing !== undefined || this.#unsynced.length === 0) return;
-    const batch = this.#unsynced;
-    this.#unsynced = [];
-    this.#syncing = this.#sync(batch).finally(() => {
-      this.#syncing = undefined;
-      this.#kickSync();
-    });
-  }
-
-  /** One writev for every frame queued while the previous one ran. */
   async #write(batch: readonly Pending[]): Promise<void> {
     let segment: Segment | undefined;
     try {
@@ -281,8 +284,7 @@ export class CommitLog {
       }
       pending.wrote(segment);
     }
-    this.#unsynced.push(...batch);
-    this.#kickSync();
+    this.#flusher.add(batch);
   }
 
   /**
@@ -299,15 +301,16 @@ export class CommitLog {
       await Promise.all(segments.map((segment) => segment.handle!.datasync()));
     } catch (error) {
       for (const segment of segments) segment.broken = true;
+      const retries: Pending[] = [];
       for (const pending of batch) {
         if (pending.kind === 'done' && !pending.retried) {
           pending.retried = true;
-          this.#queue.push(pending);
+          retries.push(pending);
         } else {
           pending.failSync(error);
         }
       }
-      this.#kickWrite();
+      this.#writer.add(retries);
       return;
     }
     for (const pending of batch) pending.synced(pending.segment!);
