@@ -8,7 +8,11 @@
  * already due when an event arrives may come too soon after it; then one more follows.
  *
  * A watch becomes active a few milliseconds after it is asked for, so a newly watched file is
- * re-checked once too: a write between our read and the watch is not missed.
+ * re-checked once too: a write between our read and the watch is not missed. An event before
+ * that re-check runs shows the watch is active; the re-check then moves to `settleMs` after the
+ * event, so that one read serves both (a patch to a file read just before costs one read, not
+ * two). Only that first re-check moves: one scheduled after an event never does, so events
+ * coming without pause cannot postpone the read for ever.
  *
  * Only files patchd has read, patched or cached are watched; a missing path is remembered
  * but not watched (watching it would mean watching, and reading, its whole directory).
@@ -42,12 +46,18 @@ export interface ChangeMonitorOptions {
 
 export type FileWatcher = Pick<LazyWatcher, 'watch' | 'isWatching' | 'size' | 'close'>;
 
+/** A re-check due; `afterHint` when it was scheduled for an event (or one more after it), not for a new watch. */
+interface Recheck {
+  readonly timer: NodeJS.Timeout;
+  readonly afterHint: boolean;
+}
+
 export class ChangeMonitor {
   readonly #options: ChangeMonitorOptions;
   readonly #watcher: FileWatcher;
   /** Path → the sha256 patchd last saw or wrote (null: missing); absent: never seen. */
   readonly #known = new Map<string, string | null>();
-  readonly #scheduled = new Map<string, NodeJS.Timeout>();
+  readonly #scheduled = new Map<string, Recheck>();
   /** Path → when (Date.now()) the watcher last hinted at it. */
   readonly #lastHint = new Map<string, number>();
   readonly #listeners = new Set<ChangeListener>();
@@ -108,7 +118,7 @@ export class ChangeMonitor {
 
   async close(): Promise<void> {
     this.#closing.abort();
-    for (const timer of this.#scheduled.values()) clearTimeout(timer);
+    for (const { timer } of this.#scheduled.values()) clearTimeout(timer);
     this.#scheduled.clear();
     this.#listeners.clear();
     this.#wakeIfIdle();
@@ -119,21 +129,26 @@ export class ChangeMonitor {
     if (sha256 === null) {
       if (!this.#watcher.isWatching(path)) this.#known.delete(path);
     } else if (this.#watcher.watch(path)) {
-      this.#schedule(path);
+      this.#schedule(path, this.#options.settleMs, false);
     }
   }
 
   #hint(path: string): void {
     this.#lastHint.set(path, Date.now());
     this.#options.cache.forget(path);
-    this.#schedule(path);
+    const due = this.#scheduled.get(path);
+    if (due !== undefined && !due.afterHint) {
+      clearTimeout(due.timer);
+      this.#scheduled.delete(path);
+    }
+    this.#schedule(path, this.#options.settleMs, true);
   }
 
   /** A re-check of `path` after `delayMs` (the settle time), unless one is already due. */
-  #schedule(path: string, delayMs = this.#options.settleMs): void {
+  #schedule(path: string, delayMs: number, afterHint: boolean): void {
     if (this.#scheduled.has(path) || this.#closing.signal.aborted) return;
     // Not unref'd: a re-check due is work to finish (and `idle()` waits for it); `close` clears it.
-    this.#scheduled.set(path, setTimeout(() => void this.#recheck(path), delayMs));
+    this.#scheduled.set(path, { timer: setTimeout(() => void this.#recheck(path), delayMs), afterHint });
   }
 
   /** After a read that began at `readAt`: one more re-check if a hint came too shortly before it for chokidar to report what followed. */
@@ -141,7 +156,7 @@ export class ChangeMonitor {
     const hintedAt = this.#lastHint.get(path);
     if (hintedAt === undefined) return;
     const settledAt = hintedAt + this.#options.settleMs;
-    if (settledAt > readAt) this.#schedule(path, settledAt - readAt);
+    if (settledAt > readAt) this.#schedule(path, settledAt - readAt, true);
     else this.#lastHint.delete(path);
   }
 

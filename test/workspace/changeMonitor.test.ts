@@ -1,8 +1,8 @@
 /**
  * The change monitor on its own: many re-checks waiting at once for their paths' locks (held
- * by commits) are normal, and must not make Node print a plain-text warning on stderr; and an
+ * by commits) are normal, and must not make Node print a plain-text warning on stderr; an
  * outside change that chokidar drops (inside its window after an event it reported) is still
- * read by a re-check.
+ * read by a re-check; and a patch to a file just read costs one re-check, not two.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -61,27 +61,41 @@ async function settle(): Promise<void> {
   for (let turn = 0; turn < 5; turn += 1) await new Promise((resolve) => setImmediate(resolve));
 }
 
-test('a change chokidar drops right after it reported a commit is still read, by a re-check past its window', async (t) => {
-  t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
+interface Harness {
+  readonly monitor: ChangeMonitor;
+  /** The sha256 each re-check read, in order. */
+  readonly reads: string[];
+  readonly changes: FileChange[];
+  /** What the file holds now. */
+  disk: string;
+  /** chokidar reports an event on the path. */
+  hint: (path: string) => void;
+}
+
+/** A monitor on one fake file, with an injected watcher and reads that return `disk`. */
+function harness(): Harness {
   const locks = new LockTable();
   const watched = new Set<string>();
-  let hint!: (path: string) => void;
-  let disk = 'one';
-  const reads: string[] = [];
-  const changes: FileChange[] = [];
+  const state: Harness = {
+    disk: 'one',
+    reads: [],
+    changes: [],
+    hint: () => assert.fail('no watcher yet'),
+    monitor: undefined as unknown as ChangeMonitor,
+  };
   const monitor = new ChangeMonitor({
     root: '/unused',
     lock: (paths, signal) => locks.acquire(paths, signal),
     cache: new ContentCache(),
     readSha256: async () => {
-      reads.push(disk);
-      return disk;
+      state.reads.push(state.disk);
+      return state.disk;
     },
     settleMs: 75,
     maxWatchedPaths: 10,
     onError: (error) => assert.fail(String(error)),
     watcher: (options) => {
-      hint = options.onHint;
+      state.hint = options.onHint;
       return {
         watch: (path) => !watched.has(path) && watched.add(path).has(path),
         isWatching: (path) => watched.has(path),
@@ -90,23 +104,55 @@ test('a change chokidar drops right after it reported a commit is still read, by
       };
     },
   });
-  monitor.onChange((change) => changes.push(change));
+  monitor.onChange((change) => state.changes.push(change));
+  return Object.assign(state, { monitor });
+}
+
+test('a change chokidar drops right after it reported a commit is still read, by a re-check past its window', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
+  const h = harness();
   try {
-    monitor.learn('f.txt', 'one'); // newly watched: a re-check is due at 75 ms
+    h.monitor.learn('f.txt', 'one'); // newly watched: a re-check is due at 75 ms
     t.mock.timers.tick(50);
-    disk = 'two';
-    monitor.wrote('f.txt', 'two'); // patchd's own commit …
-    hint('f.txt'); // … which chokidar reports; it drops any other change on f.txt for 50 ms
+    h.disk = 'two';
+    h.monitor.wrote('f.txt', 'two'); // patchd's own commit …
+    h.hint('f.txt'); // … which chokidar reports; it drops any other change on f.txt for 50 ms
     t.mock.timers.tick(25);
     await settle();
-    assert.deepEqual(reads, ['two'], 'the re-check due since the read ran, and found patchd\'s own bytes');
-    disk = 'saved by an editor'; // inside chokidar's window: no event
+    assert.deepEqual(h.reads, [], 'the re-check due since the read waits until 75 ms after the event');
+    h.disk = 'saved by an editor'; // inside chokidar's window: no event
     t.mock.timers.tick(50);
     await settle();
-    assert.deepEqual(reads, ['two', 'saved by an editor']);
-    assert.deepEqual(changes, [{ path: 'f.txt', sha256: 'saved by an editor' }]);
-    await monitor.idle(); // and nothing more is due
+    assert.deepEqual(h.reads, ['saved by an editor'], 'one read serves the new watch and the event');
+    assert.deepEqual(h.changes, [{ path: 'f.txt', sha256: 'saved by an editor' }]);
+    await h.monitor.idle(); // and nothing more is due
   } finally {
-    await monitor.close();
+    await h.monitor.close();
+  }
+});
+
+test('a re-check due for an event is not postponed by the next event; one more read follows past that event\'s window', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
+  const h = harness();
+  try {
+    h.monitor.learn('f.txt', 'one');
+    h.hint('f.txt'); // the watch is active: one re-check, due at 75 ms
+    t.mock.timers.tick(60);
+    h.disk = 'two';
+    h.hint('f.txt'); // an outside write at 60 ms, reported; chokidar drops what follows until 110 ms
+    t.mock.timers.tick(15);
+    await settle();
+    assert.deepEqual(h.reads, ['two'], 'the first re-check ran when due, at 75 ms');
+    h.disk = 'three'; // dropped by chokidar
+    t.mock.timers.tick(59);
+    await settle();
+    assert.deepEqual(h.reads, ['two'], 'nothing more before 135 ms');
+    t.mock.timers.tick(1);
+    await settle();
+    assert.deepEqual(h.reads, ['two', 'three'], 'one more at 135 ms, 75 ms after the second event');
+    assert.deepEqual(h.changes, [{ path: 'f.txt', sha256: 'two' }, { path: 'f.txt', sha256: 'three' }]);
+    await h.monitor.idle();
+  } finally {
+    await h.monitor.close();
   }
 });
