@@ -2,6 +2,7 @@
 import { EnginePool } from '../pool/pool.ts';
 import { describeError, type Logger } from '../server/logger.ts';
 import { WorkspaceRegistry } from '../server/registry.ts';
+import { warmUp } from '../server/warmUp.ts';
 import { retentionInForce, stateDirFor, Workspace } from '../workspace/workspace.ts';
 
 export interface RuntimeOptions {
@@ -13,7 +14,9 @@ export interface RuntimeOptions {
   readonly workerFile?: string | undefined;
 }
 
+/** The registry of `serve` and `mcp` (never the one-shot CLI), after warming up the patch path (see `warmUp.ts`). */
 export function createRegistry({ taskTimeoutMs, log, stateRoot, workerFile }: RuntimeOptions): WorkspaceRegistry {
+  warmUp((error) => log.warn('warm-up failed', describeError(error)));
   return new WorkspaceRegistry({
     openWorkspace: (root) => Workspace.open(root, {
       stateDir: stateDirFor(root, stateRoot),

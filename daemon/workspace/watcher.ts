@@ -24,6 +24,13 @@ export interface WatcherOptions {
 
 export const DEFAULT_MAX_WATCHED_PATHS = 8192;
 
+let chokidarModule: Promise<typeof import('chokidar')> | undefined;
+
+/** Loads chokidar, once per process; a daemon calls it at start so that the first watch does not wait for the load. */
+export function loadChokidar(): Promise<typeof import('chokidar')> {
+  return (chokidarModule ??= import('chokidar'));
+}
+
 export class LazyWatcher {
   readonly #options: WatcherOptions;
   /** Insertion order is recency order. */
@@ -72,7 +79,7 @@ export class LazyWatcher {
 
   /** Runs `action` on the chokidar instance (loaded and started on first use) unless closed by then. */
   #use(action: (chokidar: FSWatcher) => void): void {
-    this.#chokidar ??= import('chokidar').then(({ watch }) =>
+    this.#chokidar ??= loadChokidar().then(({ watch }) =>
       // persistent: false — a watcher must never be what keeps the process alive.
       watch([], { ignoreInitial: true, persistent: false, followSymlinks: false, atomic: true })
         .on('all', (event, absolute) => this.#onEvent(event, absolute))
