@@ -69,7 +69,7 @@ function timedDisk(base: DiskCalls, clock: DiskClock, stateDir: string): DiskCal
         return opened;
       }
       if (name === 'closeSync' && typeof args[0] === 'number') descriptors.delete(args[0]);
-      if (name === 'fsync') return timedCall(fsyncKind(area, fd?.directory ?? false), () => call(...args));
+      if (name === 'fsync' || name === 'fdatasync') return timedCall(fsyncKind(area, fd?.directory ?? false), () => call(...args));
       if (name !== 'open') return timedCall(`${area}${SYNC_CALLS[name] ?? name.replace(/Sync$/, '')}`, () => call(...args));
       const directory = args[1] === 'r';
       return (timedCall(`${area}open + close`, () => call(...args)) as Promise<FileHandle>).then((handle) => timedHandle(handle, (kind) => {

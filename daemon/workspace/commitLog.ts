@@ -3,10 +3,10 @@
  *
  * Every transaction appends an intent frame — its journal (pre-images, post-image hashes) and
  * the name its undo record takes — and, once its renames and directory fsyncs are durable, a
- * done frame. Frames of concurrent transactions share the disk calls: one writev takes every
- * frame queued while the previous writev ran, and one fdatasync makes durable every frame
- * written before it started; a write never waits for an fdatasync. So concurrent commits share
- * their log fsyncs, and a one-file commit writes no journal file of its own.
+ * done frame. Frames are written at once (synchronously, to the page cache) and concurrent
+ * transactions share the fdatasyncs: one makes durable every frame written before it started;
+ * a write never waits for an fdatasync. So concurrent commits share their log fsyncs, and a
+ * one-file commit writes no journal file of its own.
  *
  * The order that keeps every guarantee, per transaction:
  *   intent durable (overlapping the fsync of its staged temps) → renames → parent directories
@@ -43,11 +43,10 @@
  * the journal bytes (`journal.ts`). A torn tail fails its length or crc: the segment is read up
  * to there.
  */
-import type { FileHandle } from 'node:fs/promises';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
-import type { DiskCalls } from './diskCalls.ts';
+import { writeAllSync, type DiskCalls } from './diskCalls.ts';
 import { removeIfPresent, type DirectorySyncer } from './durable.ts';
 import { isAbandonedOwner, PROCESS_NONCE, type JournalStore } from './journal.ts';
 import type { RecordStore } from './records.ts';
@@ -76,7 +75,10 @@ export interface Intent {
 
 interface Segment {
   readonly file: string;
-  handle: FileHandle | undefined;
+  /** Open from creation until the checkpoint (or `close`). */
+  fd: number | undefined;
+  /** Settles once the segment's directory entry is durable: before that, no fdatasync of it counts. */
+  readonly ready: Promise<void>;
   intents: number;
   bytes: number;
   /** Set after a failed write: later frames go to a new segment, as a reader stops at the damage. */
@@ -163,8 +165,6 @@ export class CommitLog {
   /** Full or broken segments still holding unsettled intents or awaiting their checkpoint. */
   readonly #retired = new Set<Segment>();
   readonly #segmentOf = new Map<number, Segment>();
-  /** Frames not written yet: the next writev takes them all. */
-  readonly #writer = new BatchRunner<Pending>((batch) => this.#write(batch));
   /** Frames written and not yet durable: the next fdatasync takes them all. */
   readonly #flusher = new BatchRunner<Pending>((batch) => this.#sync(batch));
   readonly #checkpoints = new Set<Promise<void>>();
@@ -214,10 +214,10 @@ export class CommitLog {
 
   /** Waits until every frame is written and durable, then checkpoints every settled segment and closes the log. Call once no commit is in flight. */
   async close(): Promise<void> {
-    while (this.#writer.running !== undefined || this.#flusher.running !== undefined) await Promise.allSettled([this.#writer.running, this.#flusher.running]);
+    while (this.#flusher.running !== undefined) await this.#flusher.running.catch(() => undefined);
     if (this.#current !== undefined) this.#retire(this.#current);
     await Promise.allSettled([...this.#checkpoints]);
-    await Promise.allSettled([...this.#retired].map((segment) => segment.handle?.close()));
+    for (const segment of this.#retired) this.#closeSegment(segment);
   }
 
   /**
@@ -253,22 +253,24 @@ export class CommitLog {
 
   #append(head: FrameHead, body?: readonly Uint8Array[]): Pending {
     const pending = new Pending(head.kind, frameOf(head, body), head.kind === 'intent' ? head.id : undefined);
-    this.#writer.add([pending]);
+    this.#write([pending]);
     return pending;
   }
 
   /**
-   * One writev for every frame queued while the previous one ran. Writing and syncing run side
-   * by side, each one at a time (`BatchRunner`): frames written while an fdatasync runs are made
-   * durable by the next. So a write never waits for an fdatasync, and every fdatasync covers all
-   * frames written before it started — a frame is durable only once every frame written before it is.
+   * Writes frames at once, synchronously (the page cache: microseconds, less than a thread-pool
+   * round trip costs; see `diskCalls.ts`); fdatasyncs run one at a time (`BatchRunner`), and
+   * frames written while one runs are made durable by the next. So a write never waits for an
+   * fdatasync, and every fdatasync covers all frames written before it started — a frame is
+   * durable only once every frame written before it is.
    */
-  async #write(batch: readonly Pending[]): Promise<void> {
+  #write(batch: readonly Pending[]): void {
+    if (batch.length === 0) return;
     let segment: Segment | undefined;
     try {
-      segment = await this.#writable();
+      segment = this.#writable();
       const chunks = batch.flatMap((pending) => pending.frame);
-      await segment.handle!.writev(chunks);
+      writeAllSync(this.#disk, segment.fd!, chunks);
       segment.bytes += chunks.reduce((total, chunk) => total + chunk.byteLength, 0);
       segment.intents += batch.length;
     } catch (error) {
@@ -298,7 +300,10 @@ export class CommitLog {
     const segments = [...new Set(batch.map((pending) => pending.segment!))];
     try {
       if (segments.some((segment) => segment.broken)) throw new Error('EIO: an earlier write or fdatasync of this log segment failed');
-      await Promise.all(segments.map((segment) => segment.handle!.datasync()));
+      await Promise.all(segments.map(async (segment) => {
+        await segment.ready;
+        await this.#disk.fdatasync(segment.fd!);
+      }));
     } catch (error) {
       for (const segment of segments) segment.broken = true;
       const retries: Pending[] = [];
@@ -310,24 +315,33 @@ export class CommitLog {
           pending.failSync(error);
         }
       }
-      this.#writer.add(retries);
+      this.#write(retries);
       return;
     }
     for (const pending of batch) pending.synced(pending.segment!);
   }
 
-  /** The segment to append to: the current one, or a new one (its directory entry made durable) when that is full or broken. */
-  async #writable(): Promise<Segment> {
+  /** The segment to append to: the current one, or a new one (its directory entry made durable before it counts) when that is full or broken. */
+  #writable(): Segment {
     const current = this.#current;
     if (current !== undefined && !current.broken && current.intents < SEGMENT_MAX_INTENTS && current.bytes < SEGMENT_MAX_BYTES) return current;
     if (current !== undefined) this.#retire(current);
     segmentSequence += 1;
     const file = path.join(this.directory, `${process.pid}-${PROCESS_NONCE}-${segmentSequence}.log`);
-    const segment: Segment = { file, handle: undefined, intents: 0, bytes: 0, broken: false, unsettled: new Set(), records: [] };
+    const fd = this.#disk.openSync(file, 'a', 0o600);
+    const ready = this.#syncer.sync(this.directory);
+    // Awaited by each fdatasync of the segment; a segment nobody syncs must not raise an unhandled rejection.
+    ready.catch(() => undefined);
+    const segment: Segment = { file, fd, ready, intents: 0, bytes: 0, broken: false, unsettled: new Set(), records: [] };
     this.#current = segment;
-    segment.handle = await this.#disk.open(file, 'a', 0o600);
-    await this.#syncer.sync(this.directory);
     return segment;
+  }
+
+  #closeSegment(segment: Segment): void {
+    if (segment.fd === undefined) return;
+    const fd = segment.fd;
+    segment.fd = undefined;
+    this.#disk.closeSync(fd);
   }
 
   #settle(intent: Intent, done: boolean): void {
@@ -352,8 +366,7 @@ export class CommitLog {
   #checkpoint(segment: Segment): void {
     const running: Promise<void> = (async () => {
       await this.#records.syncFiles(segment.records);
-      await segment.handle?.close();
-      segment.handle = undefined;
+      this.#closeSegment(segment);
       await removeIfPresent(segment.file, this.#disk);
       this.#retired.delete(segment);
       await this.#syncer.sync(this.directory);

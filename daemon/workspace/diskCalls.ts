@@ -10,7 +10,7 @@
  * thread-pool round trip costs the main thread more than that on a busy machine. Only the
  * fsync, which waits for the disk, goes to the thread pool (`fsync`).
  */
-import { closeSync, fsync as fsyncCallback, openSync, renameSync, writevSync } from 'node:fs';
+import { closeSync, fdatasync as fdatasyncCallback, fsync as fsyncCallback, openSync, renameSync, writevSync } from 'node:fs';
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
 
@@ -23,6 +23,8 @@ export interface DiskCalls {
   writevSync(fd: number, chunks: readonly Uint8Array[]): number;
   /** fsync of a descriptor from `openSync`, on the thread pool. */
   fsync(fd: number): Promise<void>;
+  /** fdatasync of a descriptor from `openSync`, on the thread pool. */
+  fdatasync(fd: number): Promise<void>;
   closeSync(fd: number): void;
   rename(from: string, to: string): Promise<void>;
   /** Synchronous, so a commit can rename right after its last look at the target (see `confirm.ts`). */
@@ -35,6 +37,7 @@ export const nodeDiskCalls: DiskCalls = {
   openSync,
   writevSync: (fd, chunks) => writevSync(fd, chunks as Uint8Array[]),
   fsync: promisify(fsyncCallback),
+  fdatasync: promisify(fdatasyncCallback),
   closeSync,
   rename,
   renameSync,

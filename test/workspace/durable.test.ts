@@ -50,7 +50,7 @@ test('a delete reaches a trash on another filesystem by copy', { skip: !shmIsOth
   }
 });
 
-/** Disk calls that record, in order, every fsync and fdatasync (by path), log frame written, rename and unlink a workspace makes. */
+/** Disk calls that record, in order, every fsync and fdatasync (by path), log frame written, rename and unlink a workspace makes; `failDatasync` picks fdatasyncs that fail. */
 function recordingDisk(failDatasync: (file: string) => boolean = () => false): { disk: DiskCalls; calls: string[] } {
   const calls: string[] = [];
   const opened = new Map<number, string>();
@@ -62,29 +62,26 @@ function recordingDisk(failDatasync: (file: string) => boolean = () => false): {
       return fd;
     },
     fsync: async (fd) => { await nodeDiskCalls.fsync(fd); calls.push(`fsync ${opened.get(fd)}`); },
+    fdatasync: async (fd) => {
+      const file = opened.get(fd)!;
+      if (failDatasync(file)) {
+        calls.push(`failed fdatasync ${file}`);
+        throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+      }
+      await nodeDiskCalls.fdatasync(fd);
+      calls.push(`fdatasync ${file}`);
+    },
+    writevSync: (fd, chunks) => {
+      const written = nodeDiskCalls.writevSync(fd, chunks);
+      if (opened.get(fd)?.endsWith('.log')) for (const { head } of framesOf(Buffer.concat(chunks).subarray(0, written))) calls.push(`log ${head.kind} ${head.id}`);
+      return written;
+    },
     closeSync: (fd) => { opened.delete(fd); nodeDiskCalls.closeSync(fd); },
     open: async (file, flags, mode) => {
       const handle = await nodeDiskCalls.open(file, flags, mode);
       return new Proxy(handle, {
         get(target, key) {
           if (key === 'sync') return async () => { await target.sync(); calls.push(`fsync ${file}`); };
-          if (key === 'datasync') {
-            return async () => {
-              if (failDatasync(file)) {
-                calls.push(`failed fdatasync ${file}`);
-                throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
-              }
-              await target.datasync();
-              calls.push(`fdatasync ${file}`);
-            };
-          }
-          if (key === 'writev' && file.endsWith('.log')) {
-            return async (chunks: Uint8Array[]) => {
-              const written = await target.writev(chunks);
-              for (const { head } of framesOf(Buffer.concat(chunks))) calls.push(`log ${head.kind} ${head.id}`);
-              return written;
-            };
-          }
           const value: unknown = Reflect.get(target, key);
           return typeof value === 'function' ? value.bind(target) : value;
         },
@@ -191,5 +188,44 @@ test('a commit whose writes come back short writes every byte: staged content an
     const [record] = await workspace.recordsOf(outcome.transactionId);
     assert.equal(Buffer.from(record!.journal.preImages[0]!).toString('utf8'), 'a\n');
     await workspace.close();
+  });
+});
+
+test('a new log segment counts only once its directory entry is durable: a failed fsync of log/ fails the commit that opened it, and the next commit lands', async () => {
+  await withSandbox({ 'a.txt': 'a\n' }, async (sandbox) => {
+    const logDirectory = path.join(sandbox.state, 'log');
+    let failures = 0;
+    const disk: DiskCalls = {
+      ...nodeDiskCalls,
+      open: async (file, flags, mode) => {
+        const handle = await nodeDiskCalls.open(file, flags, mode);
+        if (file !== logDirectory) return handle;
+        return new Proxy(handle, {
+          get(target, key) {
+            if (key === 'sync') {
+              return async () => {
+                if (failures++ === 0) throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
+                await target.sync();
+              };
+            }
+            const value: unknown = Reflect.get(target, key);
+            return typeof value === 'function' ? value.bind(target) : value;
+          },
+        });
+      },
+    };
+    const workspace = await sandbox.open({ disk });
+    const failed = await snapshotAndCommit(workspace, planOf(updateFile('a.txt', 'A\n')));
+    assert.equal(failed.status, 'rejected');
+    assert.ok(failed.status === 'rejected' && failed.error.code === 'io_error', JSON.stringify(failed));
+    assert.equal(await readFile(path.join(sandbox.root, 'a.txt'), 'utf8'), 'a\n');
+    const applied = await snapshotAndCommit(workspace, planOf(updateFile('a.txt', 'B\n')));
+    assert.equal(applied.status, 'applied', JSON.stringify(applied));
+    await workspace.close();
+    assert.equal(await readFile(path.join(sandbox.root, 'a.txt'), 'utf8'), 'B\n');
+    const reopened = await sandbox.open();
+    assert.deepEqual(reopened.recovered, []);
+    assert.equal((await reopened.transactions(5)).length, 1);
+    await reopened.close();
   });
 });
