@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import {
-  CancellationTokenSource, createMessageConnection, StreamMessageWriter,
+  CancellationTokenSource, createMessageConnection,
   type CancellationToken, type Logger as RpcLogger, type MessageConnection, type MessageReader, type MessageWriter,
 } from 'vscode-jsonrpc/node';
 import {
@@ -17,6 +17,7 @@ import {
 } from '../../protocol/index.ts';
 import { FrameGuardReader } from './frameGuard.ts';
 import { BrokenStreamError } from './frameSplitter.ts';
+import { FrameWriter } from './frameWriter.ts';
 import { PatchdHandlers, type SessionOutput } from './handlers.ts';
 import { describeError, type Logger } from './logger.ts';
 import type { WorkspaceRegistry } from './registry.ts';
@@ -48,7 +49,7 @@ export interface ServerConnection {
 
 export function serveConnection(options: ConnectionOptions): ServerConnection {
   const { log } = options;
-  const writer = new StreamMessageWriter(options.output);
+  const writer = new FrameWriter(options.output);
   const reader = guardedReader(options.input, writer, log);
   let brokenStream: string | undefined;
   reader.onError((error) => {
