@@ -11,12 +11,12 @@
  * Files up to `CONTENT_CHECK_MAX_BYTES` are compared byte for byte; larger ones by stamp.
  */
 import { close, closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { SYNC_IO_MAX_BYTES } from './diskCalls.ts';
 import { bytesEqual, type DiskEntry } from './files.ts';
 import { hasErrorCode } from './ioErrors.ts';
 import { sameStamp, stampOf } from './stamp.ts';
 
 const CONTENT_CHECK_MAX_BYTES = 1024 * 1024;
-const SYNC_CLOSE_MAX_BYTES = 256 * 1024;
 const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 type VerifiedFile = Extract<DiskEntry, { kind: 'file' }>;
@@ -43,7 +43,7 @@ export function replaceIfUnchanged(absolute: string, expected: VerifiedFile | nu
     replace();
     return true;
   } finally {
-    if (expected !== null && expected.bytes.byteLength <= SYNC_CLOSE_MAX_BYTES) closeSync(fd);
+    if (expected !== null && expected.bytes.byteLength <= SYNC_IO_MAX_BYTES) closeSync(fd);
     else close(fd, () => {});
   }
 }

@@ -14,6 +14,12 @@ import { closeSync, fdatasync as fdatasyncCallback, fsync as fsyncCallback, open
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
 
+/**
+ * Files up to this size are read, written and closed synchronously on the main thread (page
+ * cache, microseconds); larger ones go through the thread pool, not to stall every other patch.
+ */
+export const SYNC_IO_MAX_BYTES = 256 * 1024;
+
 export interface DiskCalls {
   /** `fs.promises.open`; every fsync of a file opened this way goes through the handle it returns. */
   open(path: string, flags: string, mode?: number): Promise<FileHandle>;
@@ -49,6 +55,8 @@ export function writeAllSync(disk: DiskCalls, fd: number, chunks: readonly Uint8
   let rest = chunks.filter((chunk) => chunk.byteLength > 0);
   while (rest.length > 0) {
     let written = disk.writevSync(fd, rest);
+    // A regular file takes at least one byte or fails; zero would otherwise loop for ever.
+    if (written === 0) throw Object.assign(new Error('EIO: writev wrote nothing'), { code: 'EIO' });
     let index = 0;
     while (index < rest.length && written >= rest[index]!.byteLength) written -= rest[index++]!.byteLength;
     rest = rest.slice(index);

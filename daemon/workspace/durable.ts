@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { fchmodSync, fchownSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { nodeDiskCalls, writeAllSync, type DiskCalls } from './diskCalls.ts';
+import { nodeDiskCalls, SYNC_IO_MAX_BYTES, writeAllSync, type DiskCalls } from './diskCalls.ts';
 import type { FileOwner } from './files.ts';
 import { hasErrorCode } from './ioErrors.ts';
 
@@ -40,18 +40,13 @@ const processGid = process.getgid?.();
 const umask = process.umask();
 
 /**
- * Up to this size a file is created, written and closed synchronously, and only its fsync goes
- * to the thread pool (see `diskCalls.ts`): one round trip instead of four.
- */
-const SYNC_WRITE_MAX_BYTES = 256 * 1024;
-
-/**
  * Creates `file` (which must not exist), writes `bytes`, gives it `owner`'s mode (and, when we
  * run as root, its uid/gid) and fsyncs. A new file without `owner` gets 0o644 less the umask.
  * The chmod/chown happen only when they change something.
  */
 export async function writeDurably(file: string, bytes: Uint8Array, owner?: FileOwner, disk: DiskCalls = nodeDiskCalls): Promise<void> {
-  if (bytes.byteLength > SYNC_WRITE_MAX_BYTES) return writeDurablyAsync(file, bytes, owner, disk);
+  // A small file is created, written and closed synchronously; only its fsync is a thread-pool round trip.
+  if (bytes.byteLength > SYNC_IO_MAX_BYTES) return writeDurablyAsync(file, bytes, owner, disk);
   const fd = disk.openSync(file, 'wx', owner?.mode ?? 0o644);
   try {
     writeAllSync(disk, fd, [bytes]);

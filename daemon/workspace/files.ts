@@ -5,6 +5,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { engineError } from '../engine/errors.ts';
 import { LIMITS } from '../engine/limits.ts';
 import { fail, ok, type FileSnapshot, type Result } from '../engine/types.ts';
+import { SYNC_IO_MAX_BYTES } from './diskCalls.ts';
 import type { GuardedPath, PathGuard } from './guard.ts';
 import { errorFromFs, hasErrorCode } from './ioErrors.ts';
 import { nowNs, stampOf, type FileStamp } from './stamp.ts';
@@ -42,14 +43,6 @@ export function versionFromSha256(sha256: string): string {
 // O_NOFOLLOW closes the gap between the guard's lstat and the open; O_NONBLOCK keeps a FIFO from hanging us.
 const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
-/**
- * Files up to this size are read synchronously: from the page cache that is a few
- * microseconds, while each of the four calls of an async read (open, fstat, read, close)
- * costs a thread-pool round trip, and every patch reads its files at least twice (plan and
- * the commit's re-check).
- */
-const SYNC_READ_MAX_BYTES = 256 * 1024;
-
 /** Reads a path the guard has passed: file bytes with owner, missing, or directory. */
 export async function readDiskEntry(absolute: string, path: string): Promise<Result<DiskEntry>> {
   const small = readSmallEntrySync(absolute, path);
@@ -70,7 +63,7 @@ export async function readDiskEntry(absolute: string, path: string): Promise<Res
   }
 }
 
-/** `readDiskEntry` in one synchronous turn; undefined when the file is over `SYNC_READ_MAX_BYTES` (or grew past it while read). */
+/** `readDiskEntry` in one synchronous turn; undefined when the file is over `SYNC_IO_MAX_BYTES` (or grew past it while read). */
 function readSmallEntrySync(absolute: string, path: string): Result<DiskEntry> | undefined {
   let fd: number;
   try {
@@ -86,7 +79,7 @@ function readSmallEntrySync(absolute: string, path: string): Result<DiskEntry> |
     const kind = entryKind(stats, path);
     if (kind !== undefined) return kind;
     const size = Number(stats.size);
-    if (size > SYNC_READ_MAX_BYTES) return undefined;
+    if (size > SYNC_IO_MAX_BYTES) return undefined;
     const buffer = Buffer.allocUnsafeSlow(size + 1); // not pooled, as in `readAll`
     const bytesRead = readSync(fd, buffer, 0, size + 1, 0);
     if (bytesRead !== size) return undefined;

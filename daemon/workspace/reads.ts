@@ -6,13 +6,12 @@ import { lstatSync, type BigIntStats } from 'node:fs';
 import type { Result } from '../engine/types.ts';
 import { ok } from '../engine/types.ts';
 import type { ContentCache } from './cache.ts';
+import { SYNC_IO_MAX_BYTES } from './diskCalls.ts';
 import {
   readDiskEntry, readGuardedEntries, readGuardedWith, readSmallFileSync, sha256Hex, type DiskEntry, type GuardedEntries,
 } from './files.ts';
 import type { GuardedPath, PathGuard } from './guard.ts';
 import { nowNs } from './stamp.ts';
-
-const SYNC_READ_MAX_BYTES = 256 * 1024;
 
 export interface ReadOptions {
   /** Skip the cache: read every path from disk (and refresh the cache with it). */
@@ -42,7 +41,7 @@ export class CachedReader {
   async sha256Now(path: string): Promise<string | null | undefined> {
     const guarded = this.#guard.check(path);
     if (!guarded.ok) return undefined;
-    const small = readSmallFileSync(guarded.value.absolute, SYNC_READ_MAX_BYTES);
+    const small = readSmallFileSync(guarded.value.absolute, SYNC_IO_MAX_BYTES);
     if (small !== undefined) return small === null ? null : sha256Hex(small);
     const entries = await readGuardedEntries(this.#guard, [path]);
     const entry = entries.ok ? entries.value.get(guarded.value.path)?.entry : undefined;

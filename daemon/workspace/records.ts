@@ -16,7 +16,7 @@
  */
 import { mkdir, open, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { writeAllSync, type DiskCalls } from './diskCalls.ts';
+import { SYNC_IO_MAX_BYTES, writeAllSync, type DiskCalls } from './diskCalls.ts';
 import { removeIfPresent, type DirectorySyncer } from './durable.ts';
 import { hasErrorCode } from './ioErrors.ts';
 import { decodeJournal, decodeJournalHeader, type Journal, type JournalRecord } from './journal.ts';
@@ -61,11 +61,6 @@ export interface LoadedRecord extends RecordHeader {
   readonly journal: Journal;
 }
 
-/**
- * A record up to this size is written in one synchronous turn (no fsync: page cache only; see
- * `diskCalls.ts`): on a busy daemon four thread-pool round trips cost the main thread more.
- */
-const SYNC_WRITE_MAX_BYTES = 256 * 1024;
 /** How many records a checkpoint fsyncs at once. */
 const SYNC_BATCH = 64;
 const RECORD_NAME = /^((\d{13})-\d+-\d+)-([A-Za-z0-9_-]+)\.(\d+)\.record$/;
@@ -100,7 +95,7 @@ export class RecordStore {
   async write(name: string, chunks: readonly Uint8Array[]): Promise<void> {
     const target = path.join(this.directory, name);
     const temp = path.join(this.directory, `.${name}.tmp`);
-    if (chunks.reduce((total, chunk) => total + chunk.byteLength, 0) <= SYNC_WRITE_MAX_BYTES) {
+    if (chunks.reduce((total, chunk) => total + chunk.byteLength, 0) <= SYNC_IO_MAX_BYTES) {
       const fd = this.#disk.openSync(temp, 'w', 0o600);
       try {
         writeAllSync(this.#disk, fd, chunks);

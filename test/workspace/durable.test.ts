@@ -4,7 +4,7 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'node:test';
-import { nodeDiskCalls, type DiskCalls } from '../../daemon/workspace/diskCalls.ts';
+import { nodeDiskCalls, writeAllSync, type DiskCalls } from '../../daemon/workspace/diskCalls.ts';
 import { framesOf } from '../../daemon/workspace/commitLog.ts';
 import { DirectorySyncer, isTempName, tempPathFor } from '../../daemon/workspace/durable.ts';
 import { deleteFile, planOf, snapshotAndCommit, updateFile, withSandbox } from './fixtures.ts';
@@ -189,6 +189,20 @@ test('a commit whose writes come back short writes every byte: staged content an
     assert.equal(Buffer.from(record!.journal.preImages[0]!).toString('utf8'), 'a\n');
     await workspace.close();
   });
+});
+
+test('a writev that takes nothing is an EIO, not an endless loop', () => {
+  let calls = 0;
+  const disk: DiskCalls = {
+    ...nodeDiskCalls,
+    writevSync: () => {
+      // Without the check the loop would never end: stop it here, as a different error.
+      if (++calls > 1000) throw new Error('writeAllSync kept calling writev');
+      return 0;
+    },
+  };
+  assert.throws(() => writeAllSync(disk, -1, [Buffer.from('bytes')]), { code: 'EIO' });
+  assert.equal(calls, 1);
 });
 
 test('a new log segment counts only once its directory entry is durable: a failed fsync of log/ fails the commit that opened it, and the next commit lands', async () => {
