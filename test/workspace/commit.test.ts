@@ -4,7 +4,7 @@ import path from 'node:path';
 import test from 'node:test';
 import { nodeDiskCalls } from '../../daemon/workspace/diskCalls.ts';
 import type { CommitOutcome } from '../../daemon/workspace/workspace.ts';
-import { addFile, deleteFile, listTree, planOf, renameFile, snapshotAndCommit, updateFile, withSandbox, type Sandbox } from './fixtures.ts';
+import { addFile, deleteFile, diskRefusingRecords, listTree, planOf, renameFile, snapshotAndCommit, updateFile, withSandbox, type Sandbox } from './fixtures.ts';
 
 const FIVE_FILES = { 'two.txt': 'two\n', 'three.txt': 'three\n', 'four.txt': 'four\n', 'blocker.txt': 'i am a file\n' };
 
@@ -245,15 +245,7 @@ for (const [size, label] of [[1_000, 'small'], [300 * 1024, 'large']] as const) 
       const [record] = await workspace.recordsOf(outcome.transactionId);
       assert.equal(Buffer.from(record!.journal.preImages[0]!).toString(), before);
       await workspace.close();
-      const refuse = (to: string) => {
-        if (to.endsWith('.record')) throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
-      };
-      const disk = {
-        ...nodeDiskCalls,
-        rename: async (from: string, to: string) => (refuse(to), nodeDiskCalls.rename(from, to)),
-        renameSync: (from: string, to: string) => (refuse(to), nodeDiskCalls.renameSync(from, to)),
-      };
-      const failing = await sandbox.open({ disk });
+      const failing = await sandbox.open({ disk: diskRefusingRecords() });
       assert.equal(errorOf(await snapshotAndCommit(failing, planOf(updateFile('big.txt', 'z')))).code, 'io_error');
       assert.equal(await readFile(path.join(sandbox.root, 'big.txt'), 'utf8'), `${before}y`);
       assert.equal((await failing.transactions(5)).length, 1);

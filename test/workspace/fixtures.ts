@@ -3,6 +3,7 @@ import { lstat, mkdir, mkdtemp, readFile, readdir, readlink, rm, writeFile } fro
 import os from 'node:os';
 import path from 'node:path';
 import type { Plan, PlannedFile } from '../../daemon/engine/types.ts';
+import { nodeDiskCalls, type DiskCalls } from '../../daemon/workspace/diskCalls.ts';
 import { Workspace, type WorkspaceOptions } from '../../daemon/workspace/workspace.ts';
 
 export const encode = (text: string): Uint8Array => new TextEncoder().encode(text);
@@ -88,6 +89,18 @@ export async function snapshotAndCommit(workspace: Workspace, plan: Plan, atomic
 }
 
 /** The tree and plan the crash tests use: five files, one step per file, two new directories. */
+/** Disk calls whose renames onto an undo record fail with EIO (a small record is renamed synchronously, a large one not). */
+export function diskRefusingRecords(): DiskCalls {
+  const refuse = (to: string) => {
+    if (to.endsWith('.record')) throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
+  };
+  return {
+    ...nodeDiskCalls,
+    rename: async (from, to) => (refuse(to), nodeDiskCalls.rename(from, to)),
+    renameSync: (from, to) => (refuse(to), nodeDiskCalls.renameSync(from, to)),
+  };
+}
+
 export const CRASH_TREE = { 'two.txt': 'two\n', 'three.txt': 'three\n', 'four.txt': 'four\n', 'keep.txt': 'untouched\n' };
 export const CRASH_PLAN = planOf(
   addFile('a/one.txt', '1\n'),

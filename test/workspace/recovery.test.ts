@@ -6,9 +6,8 @@ import test from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { crc32 } from 'node:zlib';
 import { framesOf } from '../../daemon/workspace/commitLog.ts';
-import { nodeDiskCalls } from '../../daemon/workspace/diskCalls.ts';
 import { decodeJournal, encodeJournal } from '../../daemon/workspace/journal.ts';
-import { CRASH_PLAN, CRASH_TREE, encode, listTree, snapshotAndCommit, withSandbox, type Sandbox } from './fixtures.ts';
+import { CRASH_PLAN, CRASH_TREE, diskRefusingRecords, encode, listTree, snapshotAndCommit, withSandbox, type Sandbox } from './fixtures.ts';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const crashChild = fileURLToPath(new URL('./crashChild.ts', import.meta.url));
@@ -156,16 +155,7 @@ function frameEnd(segment: Buffer, index: number): number {
 test('a commit whose undo record cannot be written is rolled back and reported failed, never applied and undone later', async () => {
   await withSandbox(CRASH_TREE, async (sandbox) => {
     const before = await listTree(sandbox.root);
-    const refuse = (to: string) => {
-      if (to.endsWith('.record')) throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
-    };
-    // A small record is renamed synchronously, a large one not.
-    const failingDrop = {
-      ...nodeDiskCalls,
-      rename: async (from: string, to: string) => (refuse(to), nodeDiskCalls.rename(from, to)),
-      renameSync: (from: string, to: string) => (refuse(to), nodeDiskCalls.renameSync(from, to)),
-    };
-    const workspace = await sandbox.open({ disk: failingDrop });
+    const workspace = await sandbox.open({ disk: diskRefusingRecords() });
     const outcome = await snapshotAndCommit(workspace, CRASH_PLAN);
     assert.equal(outcome.status, 'rejected');
     assert.ok(outcome.status === 'rejected');
