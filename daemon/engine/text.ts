@@ -75,45 +75,64 @@ interface AsciiScan {
 }
 
 const HIGH_BITS = 0x80808080;
+const LOW_BITS = 0x7f7f7f7f;
 const ONES = 0x01010101;
 const LFS = 0x0a0a0a0a;
+/** The word scan below reads the bytes of a 32-bit word lowest address first, as little-endian hosts store them; elsewhere the full decode does the work. */
+const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
 
 /**
  * The fast path of `decodeText` for the common case, a file of ASCII bytes other than NUL:
- * one pass over the bytes, two 32-bit words at a time, finds the line breaks without decoding;
+ * one pass over the bytes, a 32-bit word at a time, finds the line breaks without decoding;
  * the text is decoded only if someone asks for all of it (lines near hunks are read from the
  * bytes, see `sliceText`). Undefined for any other file (a BOM, non-ASCII, NUL), which the
  * full decode handles.
  */
 function indexAsciiBytes(bytes: Uint8Array): TextFile | undefined {
+  if (!LITTLE_ENDIAN) return undefined;
   const length = bytes.length;
   const scan: AsciiScan = { starts: scratchStarts, count: 0, breaks: 0, crlfCount: 0 };
   if (length > 0) scan.starts[scan.count++] = 0;
   const head = Math.min(length, (4 - (bytes.byteOffset & 3)) & 3);
   if (!scanBytes(bytes, 0, head, scan)) return undefined;
-  const pairs = (length - head) >>> 3;
+  const count = (length - head) >>> 2;
   // The view must start on a multiple of 4, which `head` reaches only when the file is long enough.
-  const words = pairs === 0 ? new Uint32Array(0) : new Uint32Array(bytes.buffer, bytes.byteOffset + head, pairs * 2);
-  // Bits of every byte seen, and of a zero byte (ZB(x) = (x - ONES) & ~x has a high bit where x has a zero byte, or above one).
-  let seen = 0;
-  for (let word = 0; word < words.length; word += 2) {
-    const low = words[word]!;
-    const high = words[word + 1]!;
-    seen |= low | high | ((low - ONES) & ~low) | ((high - ONES) & ~high);
-    const lowLfs = low ^ LFS;
-    const highLfs = high ^ LFS;
-    if (((((lowLfs - ONES) & ~lowLfs) | ((highLfs - ONES) & ~highLfs)) & HIGH_BITS) === 0) continue;
-    // An LF somewhere in these 8 bytes (an LF byte is zero once XORed with LFS).
-    if ((seen & HIGH_BITS) !== 0) return undefined;
-    const first = head + word * 4;
-    scanBytes(bytes, first, first + 8, scan);
+  const words = count === 0 ? new Uint32Array(0) : new Uint32Array(bytes.buffer, bytes.byteOffset + head, count);
+  for (let word = 0; word < words.length; word++) {
+    const value = words[word]!;
+    const lfs = value ^ LFS; // an LF byte is zero once XORed with LFS
+    // Most words hold no LF, NUL or byte ≥ 0x80: one test lets them by.
+    if (((zeroByteAlarm(value) | zeroByteAlarm(lfs) | value) & HIGH_BITS) === 0) continue;
+    if (((zeroByteAlarm(value) | value) & HIGH_BITS) !== 0) return undefined;
+    noteLineBreaks(zeroBytes(lfs), head + word * 4, bytes, scan);
   }
-  if ((seen & HIGH_BITS) !== 0 || !scanBytes(bytes, head + words.length * 4, length, scan)) return undefined;
+  if (!scanBytes(bytes, head + words.length * 4, length, scan)) return undefined;
   const { starts } = scan;
-  let { count } = scan;
-  if (count > 0 && starts[count - 1] === length) count--;
+  let lines = scan.count;
+  if (lines > 0 && starts[lines - 1] === length) lines--;
   if (starts.length <= MAX_KEPT_STARTS) scratchStarts = starts;
-  return lazyAsciiText(bytes, starts.slice(0, count), scan.crlfCount, scan.crlfCount * 2 > scan.breaks ? '\r\n' : '\n');
+  return lazyAsciiText(bytes, starts.slice(0, lines), scan.crlfCount, scan.crlfCount * 2 > scan.breaks ? '\r\n' : '\n');
+}
+
+/** A high bit in every zero byte of `word` (and maybe in bytes above one): nonzero exactly when `word` has a zero byte. */
+function zeroByteAlarm(word: number): number {
+  return (word - ONES) & ~word;
+}
+
+/** The high bit of every zero byte of `word`, and of no other byte. */
+function zeroBytes(word: number): number {
+  return ~(((word & LOW_BITS) + LOW_BITS) | word | LOW_BITS);
+}
+
+/** Notes an LF for each high bit of `lfs`, a word's LF bytes from `first` on, lowest byte first. */
+function noteLineBreaks(lfs: number, first: number, bytes: Uint8Array, scan: AsciiScan): void {
+  for (let rest = lfs; rest !== 0; rest &= rest - 1) {
+    const at = first + ((31 - Math.clz32(rest & -rest)) >>> 3);
+    if (scan.count === scan.starts.length) scan.starts = grow(scan.starts);
+    scan.starts[scan.count++] = at + 1;
+    scan.breaks++;
+    if (at > 0 && bytes[at - 1] === CR) scan.crlfCount++;
+  }
 }
 
 /** Notes the line breaks of `bytes[from, to)`; false at a byte that is not ASCII, or NUL. */

@@ -117,8 +117,8 @@ test('an ASCII file indexed from its bytes reads exactly as the decoded text doe
     endings: Array.from(file.starts, (_, index) => [lineEnding(file, index), endingNear(file, index)]),
     text: file.text,
   });
-  // Mostly ASCII text and line breaks; now and then a NUL, a byte ≥ 0x80 or a BOM, which leave the fast path.
-  const byte = fc.oneof({ weight: 30, arbitrary: fc.constantFrom(10, 13, 32, 97, 98, 10, 10, 13) }, { weight: 1, arbitrary: fc.constantFrom(0, 0x80, 0xc3, 0xef, 0xbb, 0xbf) });
+  // Mostly ASCII text and line breaks (and VT, 11: XORed with LF it is 1, which a cheap zero-byte test flags after a zero byte); now and then a NUL, a byte ≥ 0x80 or a BOM, which leave the fast path.
+  const byte = fc.oneof({ weight: 30, arbitrary: fc.constantFrom(10, 13, 32, 97, 98, 10, 10, 13, 9, 11) }, { weight: 1, arbitrary: fc.constantFrom(0, 0x80, 0xc3, 0xef, 0xbb, 0xbf) });
   fc.assert(fc.property(fc.array(byte, { maxLength: 120 }), fc.nat(7), (values, offset) => {
     const buffer = new Uint8Array(values.length + offset + 5).fill(10);
     buffer.set(values, offset);
