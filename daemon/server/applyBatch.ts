@@ -7,6 +7,7 @@
  * Cancellation (or the client going away) stops items not yet started and aborts the ones in
  * flight before they commit; every lock is released as each item unwinds.
  */
+import { setMaxListeners } from 'node:events';
 import { DEFAULT_BATCH_CONCURRENCY } from '../../protocol/constants.ts';
 import type { ApplyBatchParams, BatchPatch, BatchSummary, Receipt } from '../../protocol/index.ts';
 import { engineError } from '../engine/index.ts';
@@ -24,6 +25,8 @@ export interface BatchContext extends Omit<ApplyContext, 'turn'> {
 
 export async function applyBatch(params: ApplyBatchParams, context: BatchContext): Promise<BatchSummary> {
   const { patches } = params;
+  // The items share the request's signal, each listening while it waits (for its locks, say): as many at once as run concurrently, each removed as its wait ends.
+  setMaxListeners(0, context.signal);
   const turns = createTurns(patches.length);
   const receipts: Receipt[] = [];
   let next = 0;

@@ -6,7 +6,6 @@
  * releases every lock it held.
  */
 import { randomUUID } from 'node:crypto';
-import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import {
   CancellationTokenSource, createMessageConnection,
@@ -181,8 +180,6 @@ class RequestSignals {
   /** A request's signal, and `release` to call once it is answered. */
   open(token: CancellationToken): { signal: AbortSignal; release: () => void } {
     const controller = new AbortController();
-    // A batch's items share their request's signal, each listening while it waits (for its locks, say): up to 64 at once, each removed as its wait ends.
-    setMaxListeners(0, controller.signal);
     if (token.isCancellationRequested || this.#session.aborted) {
       controller.abort();
       return { signal: controller.signal, release: () => {} };
