@@ -17,7 +17,8 @@ const CD_APPLY_PATCH = /^\s*cd\s.*&&\s*(?:apply_patch|applypatch)\b/;
  */
 export function detectTextDialect(lines: readonly string[]): TextDialect {
   if (startsWithCdApplyPatch(lines)) return 'shell';
-  for (const [index, line] of lines.entries()) {
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index]!;
     if (ENVELOPE_MARKER.test(line) || HEREDOC_START.test(line)) return 'codex';
     if (SEARCH_MARKER.test(line)) return 'search-replace';
     if (isDiffHeader(line, lines[index + 1])) return 'unified';

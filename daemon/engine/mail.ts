@@ -17,6 +17,7 @@ const HEADER = /^[A-Za-z][A-Za-z0-9-]*:[ \t]/;
 const CONTINUATION = /^[ \t]+\S/;
 const SIGNATURE = '-- ';
 const HUNK_COUNTS = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/;
+const DIFF_LINE = /^[ +\-@\\]/;
 
 export interface Mailbox {
   /** The patch lines with everything but each mail's diff blanked. */
@@ -66,8 +67,8 @@ export function readMailbox(lines: readonly string[]): Result<Mailbox> | undefin
 /** The mails, each from its separator (or headers) on; undefined when the text is not mail. */
 function splitMails(lines: readonly string[]): Mail[] | undefined {
   const starts: number[] = [];
-  for (const [index, line] of lines.entries()) {
-    if (MBOX_FROM.test(line) && HEADER.test(lines[index + 1] ?? '')) starts.push(index);
+  for (let index = 0; index < lines.length; index++) {
+    if (MBOX_FROM.test(lines[index]!) && HEADER.test(lines[index + 1] ?? '')) starts.push(index);
   }
   if (starts.length === 0) {
     const first = lines.findIndex((line) => line.trim() !== '');
@@ -154,7 +155,7 @@ function signatureLine(lines: readonly string[], diff: Mail): number | undefined
       candidate = index;
       break;
     }
-    if (/^[ +\-@\\]/.test(line)) return undefined;
+    if (DIFF_LINE.test(line)) return undefined;
   }
   if (candidate < 0) return undefined;
   return hunkCompleteBefore(lines, diff.start, candidate) ? candidate : undefined;

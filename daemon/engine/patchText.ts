@@ -30,7 +30,8 @@ export function splitPatchLines(text: string, { transport = true } = {}): Result
   const ended = terminated ? lines.length : lines.length - 1;
   let longest = 0;
   let allCrlf = transport && ended > 0;
-  for (const [index, line] of lines.entries()) {
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index]!;
     if (line.length > longest) longest = line.length;
     if (allCrlf && index < ended && !line.endsWith('\r')) allCrlf = false;
   }

@@ -17,6 +17,7 @@ import { FENCE, GIT_HEADER, isFileHeaderAt, lineAt, quoteLine, withoutCr, type L
 const HUNK_RANGES = /^-(\d+)(?:,(\d+))?\s+\+(\d+)(?:,(\d+))?$/;
 const NO_NUMBERS = /^[.…\s]*$/;
 const SUBPROJECT_LINE = /^Subproject commit [0-9a-f]{7,}/;
+const HUNK_LINE = /^[ +\-\\]/;
 
 /** Where hunks are read from: the patch lines at the cursor, and where diagnostics go. */
 export interface HunkSource extends LineCursor {
@@ -228,7 +229,7 @@ function diffLinesFollow(lines: readonly string[], from: number): boolean {
   for (let index = from; index < lines.length; index++) {
     const line = lines[index] ?? '';
     if (line.startsWith(GIT_HEADER) || isFileHeaderAt(lines, index)) return false;
-    if (line.startsWith('@@') || /^[ +\-\\]/.test(line)) return true;
+    if (line.startsWith('@@') || HUNK_LINE.test(line)) return true;
   }
   return false;
 }
