@@ -3,18 +3,23 @@
  * tier. Several matches at the lowest matching tier are ambiguous unless one sits at the hint.
  */
 import type { NearestRegion } from './errors.ts';
-import { allLines, lineAt, lineCount, type LineView, type TextFile } from './text.ts';
+import { allLines, lineCount, linesIn, type LineView, type TextFile } from './text.ts';
 import { normalizeLine, type LineTier } from './tiers.ts';
 
 /**
  * A file's lines for matching, in one view (text.ts: without endings, or raw as git compares
- * them). A line near a hint is sliced on demand; a search over the whole range materialises
- * the lines (normalised per tier) once, and repeated searches at a tier go through an index
- * from line text to positions, so many hunks without hints stay linear.
+ * them). Lines near a hint are decoded on demand, a block at a time (a hunk reads its lines
+ * together, and again when it is written); a search over the whole range materialises the
+ * lines (normalised per tier) once, and repeated searches at a tier go through an index from
+ * line text to positions, so many hunks without hints stay linear.
  */
+const BLOCK_LINES = 16;
+
 export class LineIndex {
   readonly #file: TextFile;
   readonly #view: LineView;
+  /** Blocks of `BLOCK_LINES` lines decoded so far, by block number. */
+  readonly #blocks = new Map<number, readonly string[]>();
   readonly #byTier = new Map<LineTier, readonly string[]>();
   readonly #positions = new Map<LineTier, Map<string, number[]>>();
   readonly #scans = new Map<LineTier, number>();
@@ -28,7 +33,16 @@ export class LineIndex {
 
   /** Line `index` as the file spells it, in this index's view. */
   line(index: number): string {
-    return lineAt(this.#file, index, this.#view);
+    const all = this.#byTier.get('exact');
+    if (all) return all[index]!;
+    const block = Math.floor(index / BLOCK_LINES);
+    let lines = this.#blocks.get(block);
+    if (!lines) {
+      const from = block * BLOCK_LINES;
+      lines = linesIn(this.#file, from, Math.min(from + BLOCK_LINES, this.length), this.#view);
+      this.#blocks.set(block, lines);
+    }
+    return lines[index % BLOCK_LINES]!;
   }
 
   /** Line `index` normalised for `tier`. */

@@ -239,15 +239,28 @@ export function lineAt(file: TextFile, index: number, view: LineView = 'content'
   return sliceText(file, file.starts[index]!, end - cut);
 }
 
+/** Lines `[from, to)` in `view`, decoded in one piece. */
+export function linesIn(file: TextFile, from: number, to: number, view: LineView = 'content'): string[] {
+  if (to <= from) return [];
+  const end = lineEnd(file, to - 1);
+  const terminated = codeAt(file, end - 1) === LF;
+  return splitInView(file, sliceText(file, file.starts[from]!, terminated ? end - 1 : end), terminated, view);
+}
+
 /** Every line in `view`. */
 export function allLines(file: TextFile, view: LineView = 'content'): string[] {
   if (file.starts.length === 0) return [];
   const breaks = file.finalNewline ? file.starts.length : file.starts.length - 1;
   if (view === 'content' && file.crlfCount === breaks) return (file.finalNewline ? file.text.slice(0, -2) : file.text).split('\r\n');
-  const raw = (file.finalNewline ? file.text.slice(0, -1) : file.text).split('\n');
+  return splitInView(file, file.finalNewline ? file.text.slice(0, -1) : file.text, file.finalNewline, view);
+}
+
+/** Whole lines of `file` (the last one without its LF, if it had one: `terminated`) split into lines in `view`. */
+function splitInView(file: TextFile, text: string, terminated: boolean, view: LineView): string[] {
+  const raw = text.split('\n');
   if (view === 'raw' || file.crlfCount === 0) return raw;
   // Each line but an unterminated last one loses the CR of its CRLF.
-  const last = file.finalNewline ? raw.length : raw.length - 1;
+  const last = terminated ? raw.length : raw.length - 1;
   for (let index = 0; index < last; index++) {
     const line = raw[index]!;
     if (line.charCodeAt(line.length - 1) === CR) raw[index] = line.slice(0, -1);

@@ -1,12 +1,24 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { findAnchor, findNearestRegion, LineIndex, seekAll, seekHunk } from '../../daemon/engine/match.ts';
-import { indexText } from '../../daemon/engine/text.ts';
+import { decodeText, indexText, lineAt } from '../../daemon/engine/text.ts';
 import { ALL_TIERS, EXACT_ONLY, normalizeLine } from '../../daemon/engine/tiers.ts';
 
 const linesOf = (lines: string[]) => new LineIndex(indexText(`${lines.join('\n')}\n`));
 
 const file = linesOf(['a', 'b', 'c', 'a', 'b', 'd', '  indented  ', 'say “hi” — now']);
+
+test('LineIndex reads every line as lineAt does, in either view, block edges and the unterminated last line included', () => {
+  const text = Array.from({ length: 41 }, (_, index) => `line ${index}${['\n', '\r\n', '\r\r\n'][index % 3]}`).join('') + 'last\r';
+  const decoded = decodeText(new TextEncoder().encode(text), 'f');
+  assert.ok(decoded.ok);
+  const source = decoded.value;
+  const order = Array.from({ length: 42 }, (_, index) => (index * 17) % 42);
+  for (const view of ['content', 'raw'] as const) {
+    const index = new LineIndex(source, view);
+    assert.deepEqual(order.map((line) => index.line(line)), order.map((line) => lineAt(source, line, view)), view);
+  }
+});
 
 test('exact match is found and reported at the exact tier', () => {
   assert.deepEqual(seekHunk(file, { old: ['b', 'd'], from: 0, atEnd: false, tiers: ALL_TIERS }), { kind: 'found', start: 4, tier: 'exact' });

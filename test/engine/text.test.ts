@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import test from 'node:test';
-import { allLines, assemble, decodeText, endingNear, indexText, lineAt, lineEnding, TextWriter, utf8Length, type Piece, type TextFile } from '../../daemon/engine/text.ts';
+import { allLines, assemble, decodeText, endingNear, indexText, lineAt, lineEnding, linesIn, TextWriter, utf8Length, type Piece, type TextFile } from '../../daemon/engine/text.ts';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const shape = (text: string) => {
@@ -29,11 +29,15 @@ test('each line keeps its own ending; the file\'s own ending is the one most bre
   assert.equal(file.crlfCount, 2);
 });
 
-test('lineAt and allLines agree in both views, blank lines and a missing final newline included', () => {
-  for (const text of ['a\n\nb', '\n\n', 'x\r\n\r\ny\r\n', 'only', 'a\r\nb\n\r\n', '\r\n', 'x\r', 'a\r\nb\r']) {
+test('lineAt, linesIn and allLines agree in both views, blank lines and a missing final newline included', () => {
+  for (const text of ['a\n\nb', '\n\n', 'x\r\n\r\ny\r\n', 'only', 'a\r\nb\n\r\n', '\r\n', 'x\r', 'a\r\nb\r', 'c\r\r\nd\re\r']) {
     const file = indexText(text);
     for (const view of ['content', 'raw'] as const) {
-      assert.deepEqual(Array.from(file.starts, (_, index) => lineAt(file, index, view)), allLines(file, view), `${JSON.stringify(text)} ${view}`);
+      const all = allLines(file, view);
+      assert.deepEqual(Array.from(file.starts, (_, index) => lineAt(file, index, view)), all, `${JSON.stringify(text)} ${view}`);
+      for (let from = 0; from <= all.length; from++) {
+        for (let to = from; to <= all.length; to++) assert.deepEqual(linesIn(file, from, to, view), all.slice(from, to), `${JSON.stringify(text)} ${view} [${from}, ${to})`);
+      }
     }
   }
 });
@@ -114,6 +118,7 @@ test('an ASCII file indexed from its bytes reads exactly as the decoded text doe
     bom: file.bom, eol: file.eol, crlfCount: file.crlfCount, finalNewline: file.finalNewline, starts: Array.from(file.starts),
     lines: ['content', 'raw'].map((view) => Array.from(file.starts, (_, index) => lineAt(file, index, view as 'content' | 'raw'))),
     all: [allLines(file), allLines(file, 'raw')],
+    halves: ['content', 'raw'].flatMap((view) => [linesIn(file, 0, file.starts.length >> 1, view as 'content' | 'raw'), linesIn(file, file.starts.length >> 1, file.starts.length, view as 'content' | 'raw')]),
     endings: Array.from(file.starts, (_, index) => [lineEnding(file, index), endingNear(file, index)]),
     text: file.text,
   });
