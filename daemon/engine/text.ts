@@ -77,6 +77,7 @@ interface AsciiScan {
 const HIGH_BITS = 0x80808080;
 const LOW_BITS = 0x7f7f7f7f;
 const ONES = 0x01010101;
+const ELEVENS = 0x0b0b0b0b;
 const LFS = 0x0a0a0a0a;
 /** The word scan below reads the bytes of a 32-bit word lowest address first, as little-endian hosts store them; elsewhere the full decode does the work. */
 const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
@@ -100,11 +101,10 @@ function indexAsciiBytes(bytes: Uint8Array): TextFile | undefined {
   const words = count === 0 ? new Uint32Array(0) : new Uint32Array(bytes.buffer, bytes.byteOffset + head, count);
   for (let word = 0; word < words.length; word++) {
     const value = words[word]!;
-    const lfs = value ^ LFS; // an LF byte is zero once XORed with LFS
-    // Most words hold no LF, NUL or byte ≥ 0x80: one test lets them by.
-    if (((zeroByteAlarm(value) | zeroByteAlarm(lfs) | value) & HIGH_BITS) === 0) continue;
+    // Most words hold no LF, NUL or byte ≥ 0x80, nor any other byte below 11 (TAB…): one test lets them by.
+    if (!hasByteBelow11OrAbove127(value)) continue;
     if (((zeroByteAlarm(value) | value) & HIGH_BITS) !== 0) return undefined;
-    noteLineBreaks(zeroBytes(lfs), head + word * 4, bytes, scan);
+    noteLineBreaks(zeroBytes(value ^ LFS), head + word * 4, bytes, scan); // an LF byte is zero once XORed with LFS
   }
   if (!scanBytes(bytes, head + words.length * 4, length, scan)) return undefined;
   const { starts } = scan;
@@ -112,6 +112,14 @@ function indexAsciiBytes(bytes: Uint8Array): TextFile | undefined {
   if (lines > 0 && starts[lines - 1] === length) lines--;
   if (starts.length <= MAX_KEPT_STARTS) scratchStarts = starts;
   return lazyAsciiText(bytes, starts.slice(0, lines), scan.crlfCount, scan.crlfCount * 2 > scan.breaks ? '\r\n' : '\n');
+}
+
+/**
+ * Subtracting 11 from each byte borrows into the high bit of the lowest byte below 11, and
+ * bytes under that one (none below 11) neither borrow nor set theirs; bytes above 127 have theirs.
+ */
+function hasByteBelow11OrAbove127(word: number): boolean {
+  return (((word - ELEVENS) | word) & HIGH_BITS) !== 0;
 }
 
 /** A high bit in every zero byte of `word` (and maybe in bytes above one): nonzero exactly when `word` has a zero byte. */
