@@ -132,9 +132,19 @@ function readHunkBody(source: HunkSource, counts: HunkCounts): BodyItem[] {
 }
 
 function toBodyItem(line: string, index: number): BodyItem | undefined {
-  if (line === '' || line === '\r') return { kind: 'context', text: line, blank: true, index };
-  const kind = BODY_PREFIXES[line.charAt(0)];
-  return kind === undefined ? undefined : { kind, text: line.slice(1), blank: false, index };
+  const kind = bodyKind(line);
+  if (kind === undefined) return undefined;
+  const blank = isBlankBodyLine(line);
+  return { kind, text: blank ? line : line.slice(1), blank, index };
+}
+
+/** The kind of hunk line `line` is by its prefix, if any; a totally empty line is a blank context line. */
+function bodyKind(line: string): BodyItemKind | undefined {
+  return isBlankBodyLine(line) ? 'context' : BODY_PREFIXES[line.charAt(0)];
+}
+
+function isBlankBodyLine(line: string): boolean {
+  return line === '' || line === '\r';
 }
 
 const BODY_PREFIXES: Readonly<Record<string, BodyItemKind>> = { ' ': 'context', '-': 'remove', '+': 'add', '\\': 'marker' };
@@ -150,23 +160,29 @@ function isHunkOrGitHeader(line: string): boolean {
  */
 function headerPairIsBody(source: HunkSource, items: readonly BodyItem[], counts: HunkCounts): boolean {
   if (counts.oldCount === undefined) return false;
-  const ahead = scanBodyAhead(source.lines, source.index);
-  let trailingBlanks = 0;
-  for (const item of ahead) if (item.kind !== 'marker') trailingBlanks = item.blank ? trailingBlanks + 1 : 0;
-  return blankLinesToDrop(tally([...items, ...ahead]), trailingBlanks, counts) !== undefined;
+  const before = tally(items);
+  const ahead = tallyBodyAhead(source.lines, source.index);
+  return blankLinesToDrop({ old: before.old + ahead.old, new: before.new + ahead.new }, ahead.trailingBlanks, counts) !== undefined;
 }
 
-/** The body items from `from` on, as far as they would go with every `---`/`+++` pair read as body. */
-function scanBodyAhead(lines: readonly string[], from: number): BodyItem[] {
-  const items: BodyItem[] = [];
+/**
+ * The old-side and new-side lines of the body from `from` on, as far as it would go with every
+ * `---`/`+++` pair read as body, and how many blank lines end it (counted, not collected: the
+ * rest of a long hunk would otherwise be held twice).
+ */
+function tallyBodyAhead(lines: readonly string[], from: number): Sides & { readonly trailingBlanks: number } {
+  let old = 0;
+  let added = 0;
+  let trailingBlanks = 0;
   for (let index = from; index < lines.length; index++) {
     const line = lines[index] ?? '';
-    if (isHunkOrGitHeader(line)) break;
-    const item = toBodyItem(line, index);
-    if (!item) break;
-    items.push(item);
+    const kind = isHunkOrGitHeader(line) ? undefined : bodyKind(line);
+    if (kind === undefined) break;
+    if (kind === 'context' || kind === 'remove') old++;
+    if (kind === 'context' || kind === 'add') added++;
+    if (kind !== 'marker') trailingBlanks = isBlankBodyLine(line) ? trailingBlanks + 1 : 0;
   }
-  return items;
+  return { old, new: added, trailingBlanks };
 }
 
 /** Numbers of old-side and new-side lines. */
