@@ -10,7 +10,7 @@
  * thread-pool round trip costs the main thread more than that on a busy machine. Only the
  * fsync, which waits for the disk, goes to the thread pool (`fsync`).
  */
-import { closeSync, fdatasync as fdatasyncCallback, fsync as fsyncCallback, openSync, renameSync, writevSync } from 'node:fs';
+import { closeSync, fdatasync as fdatasyncCallback, fsync as fsyncCallback, openSync, renameSync, write as writeCallback, writevSync } from 'node:fs';
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
 
@@ -27,6 +27,8 @@ export interface DiskCalls {
   openSync(path: string, flags: string, mode?: number): number;
   /** One `writev` at the file's current position; returns the bytes written (possibly fewer than given). */
   writevSync(fd: number, chunks: readonly Uint8Array[]): number;
+  /** One `write` at the file's current position, on the thread pool (for large files); returns the bytes written. */
+  write(fd: number, bytes: Uint8Array): Promise<number>;
   /** fsync of a descriptor from `openSync`, on the thread pool. */
   fsync(fd: number): Promise<void>;
   /** fdatasync of a descriptor from `openSync`, on the thread pool. */
@@ -42,6 +44,7 @@ export const nodeDiskCalls: DiskCalls = {
   open,
   openSync,
   writevSync: (fd, chunks) => writevSync(fd, chunks as Uint8Array[]),
+  write: (fd, bytes) => new Promise((resolve, reject) => writeCallback(fd, bytes, (error, written) => (error === null ? resolve(written) : reject(error)))),
   fsync: promisify(fsyncCallback),
   fdatasync: promisify(fdatasyncCallback),
   closeSync,
@@ -50,13 +53,26 @@ export const nodeDiskCalls: DiskCalls = {
   unlink,
 };
 
+/** Writes every byte of `bytes` at the descriptor's position on the thread pool, finishing a short `write` with further calls. */
+export async function writeAll(disk: DiskCalls, fd: number, bytes: Uint8Array): Promise<void> {
+  for (let rest = bytes; rest.byteLength > 0; ) {
+    const written = await disk.write(fd, rest);
+    if (written === 0) throw writeTookNothing();
+    rest = rest.subarray(written);
+  }
+}
+
+/** A regular file takes at least one byte or fails; zero would otherwise loop for ever. */
+function writeTookNothing(): Error {
+  return Object.assign(new Error('EIO: write wrote nothing'), { code: 'EIO' });
+}
+
 /** Writes every byte of `chunks` at the descriptor's position, finishing a short `writev` with further calls. */
 export function writeAllSync(disk: DiskCalls, fd: number, chunks: readonly Uint8Array[]): void {
   let rest = chunks.filter((chunk) => chunk.byteLength > 0);
   while (rest.length > 0) {
     let written = disk.writevSync(fd, rest);
-    // A regular file takes at least one byte or fails; zero would otherwise loop for ever.
-    if (written === 0) throw Object.assign(new Error('EIO: writev wrote nothing'), { code: 'EIO' });
+    if (written === 0) throw writeTookNothing();
     let index = 0;
     while (index < rest.length && written >= rest[index]!.byteLength) written -= rest[index++]!.byteLength;
     rest = rest.slice(index);

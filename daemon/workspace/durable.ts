@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { fchmodSync, fchownSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { nodeDiskCalls, SYNC_IO_MAX_BYTES, writeAllSync, type DiskCalls } from './diskCalls.ts';
+import { nodeDiskCalls, SYNC_IO_MAX_BYTES, writeAll, writeAllSync, type DiskCalls } from './diskCalls.ts';
 import type { FileOwner } from './files.ts';
 import { hasErrorCode } from './ioErrors.ts';
 
@@ -45,26 +45,20 @@ const umask = process.umask();
  * The chmod/chown happen only when they change something.
  */
 export async function writeDurably(file: string, bytes: Uint8Array, owner?: FileOwner, disk: DiskCalls = nodeDiskCalls): Promise<void> {
-  // A small file is created, written and closed synchronously; only its fsync is a thread-pool round trip.
-  if (bytes.byteLength > SYNC_IO_MAX_BYTES) return writeDurablyAsync(file, bytes, owner, disk);
+  // Created synchronously, even for a large file: a create holds its directory's lock while ext4's
+  // journal keeps it waiting (milliseconds while other commits fsync), and a commit's rename into
+  // that directory, made on the main thread right after its last look (`confirm.ts`), would queue
+  // behind a create running on the thread pool, widening that gap from microseconds to
+  // milliseconds. Tried: externalWriter.test.ts then lost an outside write in 5 of 88 runs under load.
   const fd = disk.openSync(file, 'wx', owner?.mode ?? 0o644);
   try {
-    writeAllSync(disk, fd, [bytes]);
-    if (owner !== undefined) applyOwnerSync(fd, owner);
+    // A small file's bytes are written synchronously (page cache, microseconds); a large one's on the thread pool.
+    if (bytes.byteLength <= SYNC_IO_MAX_BYTES) writeAllSync(disk, fd, [bytes]);
+    else await writeAll(disk, fd, bytes);
+    if (owner !== undefined) applyOwner(fd, owner);
     await disk.fsync(fd);
   } finally {
     disk.closeSync(fd);
-  }
-}
-
-async function writeDurablyAsync(file: string, bytes: Uint8Array, owner: FileOwner | undefined, disk: DiskCalls): Promise<void> {
-  const handle = await disk.open(file, 'wx', owner?.mode ?? 0o644);
-  try {
-    await handle.writeFile(bytes);
-    if (owner !== undefined) await applyOwner(handle, owner);
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }
 
@@ -74,13 +68,7 @@ function ownerChanges(owner: FileOwner): { chown: boolean; chmod: boolean } {
   return { chown, chmod: chown || (owner.mode & umask) !== 0 || owner.mode > 0o777 };
 }
 
-async function applyOwner(handle: FileHandle, owner: FileOwner): Promise<void> {
-  const { chown, chmod } = ownerChanges(owner);
-  if (chown) await handle.chown(owner.uid, owner.gid);
-  if (chmod) await handle.chmod(owner.mode);
-}
-
-function applyOwnerSync(fd: number, owner: FileOwner): void {
+function applyOwner(fd: number, owner: FileOwner): void {
   const { chown, chmod } = ownerChanges(owner);
   if (chown) fchownSync(fd, owner.uid, owner.gid);
   if (chmod) fchmodSync(fd, owner.mode);

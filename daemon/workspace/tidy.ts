@@ -8,8 +8,13 @@
  *
  * Commits on other files run meanwhile, so a commit may find that a directory it checked (or
  * made) for its new file was tidied away before it wrote there: `recreateParents` makes it again.
+ *
+ * Directories are made and removed synchronously, as temps are created (see `writeDurably`): on
+ * the thread pool, a mkdir or rmdir waiting for the filesystem's journal would hold its parent's
+ * lock while a commit's rename into that parent waits between its last look and the rename.
  */
-import { lstat, mkdir, rmdir } from 'node:fs/promises';
+import { mkdirSync, rmdirSync } from 'node:fs';
+import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import type { WorkspaceContext } from './context.ts';
 import { CommitStepError, hasErrorCode } from './ioErrors.ts';
@@ -35,7 +40,7 @@ async function removeIfEmpty(context: WorkspaceContext, dir: string): Promise<bo
   const guarded = context.guard.check(dir);
   if (!guarded.ok) return false;
   try {
-    await rmdir(guarded.value.absolute);
+    rmdirSync(guarded.value.absolute);
     return true;
   } catch {
     // ENOTEMPTY/EEXIST: someone uses it now; anything else: leave it as it is.
@@ -59,7 +64,7 @@ export async function recreateParents(context: WorkspaceContext, relative: strin
     const guarded = context.guard.check(dir);
     if (!guarded.ok) throw new CommitStepError(guarded.error);
     try {
-      await mkdir(guarded.value.absolute);
+      mkdirSync(guarded.value.absolute);
       made.push(dir);
     } catch (error) {
       if (!hasErrorCode(error, 'EEXIST')) throw error;

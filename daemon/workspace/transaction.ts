@@ -6,7 +6,8 @@
  * durable. Any failure up to and including that last step rolls the tree back to the pre-image
  * held in the journal, so a commit is reported applied only once nothing can undo it.
  */
-import { lstat, mkdir } from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
+import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import { engineError, type EngineError } from '../engine/errors.ts';
 import { fail, ok, type Result } from '../engine/types.ts';
@@ -123,7 +124,8 @@ async function createDirectories(context: WorkspaceContext, directories: readonl
   for (const directory of directories) {
     await attempt(directory, 'create directory', async () => {
       try {
-        await mkdir(path.join(context.root, directory));
+        // Synchronously, like every create in the tree (see `tidy.ts`).
+        mkdirSync(path.join(context.root, directory));
         created.push(directory);
       } catch (error) {
         if (!hasErrorCode(error, 'EEXIST')) throw error;

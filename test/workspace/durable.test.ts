@@ -4,7 +4,7 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'node:test';
-import { nodeDiskCalls, writeAllSync, type DiskCalls } from '../../daemon/workspace/diskCalls.ts';
+import { nodeDiskCalls, SYNC_IO_MAX_BYTES, writeAll, writeAllSync, type DiskCalls } from '../../daemon/workspace/diskCalls.ts';
 import { framesOf } from '../../daemon/workspace/commitLog.ts';
 import { DirectorySyncer, isTempName, tempPathFor } from '../../daemon/workspace/durable.ts';
 import { deleteFile, planOf, snapshotAndCommit, updateFile, withSandbox } from './fixtures.ts';
@@ -191,7 +191,40 @@ test('a commit whose writes come back short writes every byte: staged content an
   });
 });
 
-test('a writev that takes nothing is an EIO, not an endless loop', () => {
+test('a large file is staged through a temp created on the main thread and written on the thread pool, every byte even when writes come back short', async () => {
+  await withSandbox({ 'big.txt': 'small\n' }, async (sandbox) => {
+    const createdSync: string[] = [];
+    const openedAsync: string[] = [];
+    let writes = 0;
+    const disk: DiskCalls = {
+      ...nodeDiskCalls,
+      openSync: (file, flags, mode) => {
+        if (flags === 'wx') createdSync.push(file);
+        return nodeDiskCalls.openSync(file, flags, mode);
+      },
+      open: async (file, flags, mode) => {
+        openedAsync.push(file);
+        return nodeDiskCalls.open(file, flags, mode);
+      },
+      // Each write takes at most 100 KiB, as a write interrupted by a signal may.
+      write: async (fd, bytes) => {
+        writes += 1;
+        return nodeDiskCalls.write(fd, bytes.subarray(0, 100 * 1024));
+      },
+    };
+    const workspace = await sandbox.open({ disk });
+    const content = 'a line of a file larger than the synchronous bound\n'.repeat(Math.ceil(SYNC_IO_MAX_BYTES / 40));
+    const outcome = await snapshotAndCommit(workspace, planOf(updateFile('big.txt', content)));
+    assert.equal(outcome.status, 'applied', JSON.stringify(outcome));
+    assert.equal(await readFile(path.join(sandbox.root, 'big.txt'), 'utf8'), content);
+    assert.equal(writes, Math.ceil(Buffer.byteLength(content) / (100 * 1024)));
+    assert.deepEqual(createdSync.filter((file) => file.startsWith(sandbox.root + path.sep)).map((file) => isTempName(path.basename(file))), [true]);
+    assert.deepEqual(openedAsync.filter((file) => file.startsWith(sandbox.root + path.sep)), []);
+    await workspace.close();
+  });
+});
+
+test('a write or writev that takes nothing is an EIO, not an endless loop', async () => {
   let calls = 0;
   const disk: DiskCalls = {
     ...nodeDiskCalls,
@@ -200,9 +233,15 @@ test('a writev that takes nothing is an EIO, not an endless loop', () => {
       if (++calls > 1000) throw new Error('writeAllSync kept calling writev');
       return 0;
     },
+    write: async () => {
+      if (++calls > 1000) throw new Error('writeAll kept calling write');
+      return 0;
+    },
   };
   assert.throws(() => writeAllSync(disk, -1, [Buffer.from('bytes')]), { code: 'EIO' });
   assert.equal(calls, 1);
+  await assert.rejects(writeAll(disk, -1, Buffer.from('bytes')), { code: 'EIO' });
+  assert.equal(calls, 2);
 });
 
 test('a new log segment counts only once its directory entry is durable: a failed fsync of log/ fails the commit that opened it, and the next commit lands', async () => {
