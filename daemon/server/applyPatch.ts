@@ -3,16 +3,13 @@
  * the caller's pre-images → plan (pool) → commit → receipt. The commit verifies under the
  * same locks that the disk still holds the snapshot; when a change made outside patchd got
  * in between, a patch without preconditions is planned again on the new bytes, once, and one
- * with preconditions is `stale_file`. A dry run takes no locks and writes nothing; when a
- * unified diff's strip level was guessed, its unlocked read of the files also confirms the guess
- * (see `dryRunOnGuess`).
+ * with preconditions is `stale_file`. A dry run takes no locks and writes nothing.
  *
  * Every way a patch can fail ends in a `rejected` receipt; only cancellation (including the
  * client going away) and internal faults throw — and the locks are released either way.
  */
 import type { ApplyParams, FileReceipt, Receipt } from '../../protocol/index.ts';
-import { engineError, type EngineError, type FileSnapshot, type ParsedPatch, type PatchInput, type Plan, type PlannedFile, type Result } from '../engine/index.ts';
-import type { ParseOutput } from '../pool/tasks.ts';
+import { engineError, type EngineError, type FileSnapshot, type ParsedPatch, type PatchInput, type Plan, type PlannedFile } from '../engine/index.ts';
 import { LockAbortedError } from '../workspace/locks.ts';
 import { sha256Hex, type CommitOutcome, type LockLease, type Workspace } from '../workspace/workspace.ts';
 import { performance } from 'node:perf_hooks';
@@ -20,7 +17,7 @@ import type { Turn } from './turns.ts';
 import type { ApprovalGate } from './approval.ts';
 import { RequestCancelledError } from './failures.ts';
 import type { Logger } from './logger.ts';
-import { guessedFiles, parseGuess, settleProbe, type EngineRunner } from './parsePatch.ts';
+import { parseForWorkspace, type EngineRunner } from './parsePatch.ts';
 import { checkExpectations, collectExpectations, type Checked, type Expectations } from './preconditions.ts';
 import { assignCreatedDirs, failureOf, ReceiptDraft, toFileReceipt, type PatchFailure } from './receipts.ts';
 
@@ -55,18 +52,14 @@ interface Planned {
 export async function applyPatch(params: ApplyParams, context: ApplyContext): Promise<Receipt> {
   const draft = new ReceiptDraft(params.atomic ?? true, params.format ?? 'auto');
   try {
-    const guess = await draft.timed('parseMs', () => parseGuess(patchInput(params), context));
-    if (params.dryRun === true) {
-      // A dry run takes no locks: the next item of a batch need not wait for it.
-      context.turn?.done();
-      const confirmed = await dryRunOnGuess(params, guess, context, draft);
-      if (confirmed !== undefined) return confirmed;
-    }
-    const job = await prepare(params, guess, context, draft);
+    const job = await prepare(params, context, draft);
     if (!job.ok) return draft.rejected(job.failure);
     const denied = context.approval?.deniedPath(job.value.paths);
     if (denied !== undefined) return draft.rejected(failureOf(deniedError(denied)));
-    if (params.dryRun === true) return await dryRun(job.value, context, draft);
+    if (params.dryRun === true) {
+      context.turn?.done();
+      return await dryRun(job.value, context, draft);
+    }
     if (context.approval?.needsApproval(job.value.paths) === true) return await commitApproved(job.value, context, draft, context.approval);
     using _lease = await lockPaths(job.value.paths, context);
     return await commitLocked(job.value, context, draft);
@@ -75,42 +68,15 @@ export async function applyPatch(params: ApplyParams, context: ApplyContext): Pr
   }
 }
 
-/** Settles the first parse (`guess`) against the workspace, then gathers the preconditions and every path. */
-async function prepare(params: ApplyParams, guess: Result<ParseOutput>, context: ApplyContext, draft: ReceiptDraft): Promise<Checked<Job>> {
-  const parsed = await draft.timed('parseMs', () => settleProbe(patchInput(params), guess, context));
+async function prepare(params: ApplyParams, context: ApplyContext, draft: ReceiptDraft): Promise<Checked<Job>> {
+  const parsed = await draft.timed('parseMs', () => parseForWorkspace(patchInput(params), context));
   if (!parsed.ok) return { ok: false, failure: failureOf(parsed.error) };
-  noteParsed(draft, parsed.value.parsed);
-  return jobOf(params, parsed.value);
-}
-
-function jobOf(params: ApplyParams, { parsed, paths }: ParseOutput): Checked<Job> {
+  const { dialect, diagnostics, ignoredMetadata } = parsed.value.parsed;
+  draft.noteParsed({ format: dialect, diagnostics, ignoredMetadata });
   const expected = collectExpectations(params);
   if (!expected.ok) return expected;
-  return { ok: true, value: { params, parsed, expected: expected.value, paths: [...new Set([...paths, ...expected.value.keys()])] } };
-}
-
-function noteParsed(draft: ReceiptDraft, { dialect, diagnostics, ignoredMetadata }: ParsedPatch): void {
-  draft.noteParsed({ format: dialect, diagnostics, ignoredMetadata });
-}
-
-/**
- * A dry run of a first parse whose strip level was guessed: the guess stands when the files it
- * expects exist, and the dry run's own (unlocked) read of the patch's files shows that, so no
- * separate look at the disk comes first. Undefined — the full flow then runs, from the same first
- * parse — unless the read shows every expected file, with nothing refused or failing on the way.
- */
-async function dryRunOnGuess(params: ApplyParams, guess: Result<ParseOutput>, context: ApplyContext, draft: ReceiptDraft): Promise<Receipt | undefined> {
-  const expects = guessedFiles(guess);
-  if (expects === undefined || !guess.ok) return undefined;
-  const job = jobOf(params, guess.value);
-  if (!job.ok || !expects.every((path) => job.value.paths.includes(path))) return undefined;
-  if (context.approval?.deniedPath(job.value.paths) !== undefined) return undefined;
-  const snapshots = await draft.timed('planMs', () => context.workspace.snapshot(job.value.paths, { locked: false }));
-  if (!snapshots.ok || !expects.every((path) => snapshots.value.get(path)?.kind === 'file')) return undefined;
-  noteParsed(draft, job.value.parsed);
-  const planned = await draft.timed('planMs', () => planOn(job.value, snapshots.value, context));
-  if (!planned.ok) return draft.rejected(planned.failure);
-  return draft.finish('dry_run', fileReceipts(planned.value.plan.files, planned.value.snapshots));
+  const paths = [...new Set([...parsed.value.paths, ...expected.value.keys()])];
+  return { ok: true, value: { params, parsed: parsed.value.parsed, expected: expected.value, paths } };
 }
 
 function patchInput({ patch, operations, edits, format, strip, reverse }: ApplyParams): PatchInput {

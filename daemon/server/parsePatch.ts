@@ -18,18 +18,8 @@ export interface ParseContext {
   readonly signal: AbortSignal;
 }
 
-/** The engine's first parse; it stands unless it carries a `pathProbe` (see `settleProbe`). */
-export function parseGuess(input: PatchInput, context: ParseContext): Promise<Result<ParseOutput>> {
-  return context.pool.parse({ ...input, probe: true }, context.signal);
-}
-
-/** The files that must exist for a first parse carrying a `pathProbe` to stand; undefined when it has none, or cannot stand on its guess. */
-export function guessedFiles(first: Result<ParseOutput>): readonly string[] | undefined {
-  return first.ok && first.value.parsed.pathProbe !== undefined ? first.value.parsed.probeExpects : undefined;
-}
-
-/** The parse that stands: the first one, or one more with the workspace's answer to its `pathProbe`. */
-export async function settleProbe(input: PatchInput, first: Result<ParseOutput>, context: ParseContext): Promise<Result<ParseOutput>> {
+export async function parseForWorkspace(input: PatchInput, context: ParseContext): Promise<Result<ParseOutput>> {
+  const first = await context.pool.parse({ ...input, probe: true }, context.signal);
   const parsed = first.ok ? first.value.parsed : undefined;
   if (parsed?.pathProbe === undefined) return first;
   const expects = parsed.probeExpects;

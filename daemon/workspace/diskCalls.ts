@@ -8,7 +8,8 @@
  * Small files are created, written and closed synchronously (`openSync`, `writevSync`,
  * `closeSync`): those calls touch only the page cache and take microseconds, while each
  * thread-pool round trip costs the main thread more than that on a busy machine. Only the
- * fsync, which waits for the disk, goes to the thread pool (`fsync`).
+ * fsync, which waits for the disk, goes to the thread pool (`fsync`), and the bytes of a large
+ * file (`write`).
  */
 import { closeSync, fdatasync as fdatasyncCallback, fsync as fsyncCallback, openSync, renameSync, write as writeCallback, writevSync } from 'node:fs';
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';

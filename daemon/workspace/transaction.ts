@@ -124,7 +124,7 @@ async function createDirectories(context: WorkspaceContext, directories: readonl
   for (const directory of directories) {
     await attempt(directory, 'create directory', async () => {
       try {
-        // Synchronously, like every create in the tree (see `tidy.ts`).
+        // Synchronously, like every create in the tree (see `writeDurably`).
         mkdirSync(path.join(context.root, directory));
         created.push(directory);
       } catch (error) {

@@ -1,8 +1,6 @@
 /**
  * A dry run of a unified diff whose strip level depends on which files exist says exactly what
- * applying it does: the same paths, hunks, diffs and hashes, or the same error. (The dry run
- * confirms the engine's guess with its own read of the files; the applied patch asks the
- * workspace first.)
+ * applying it does: the same paths, hunks, diffs and hashes, or the same error.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync } from 'node:fs';
