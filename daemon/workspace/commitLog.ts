@@ -77,7 +77,7 @@ interface Segment {
   readonly file: string;
   /** Open from creation until the checkpoint (or `close`). */
   fd: number | undefined;
-  /** Settles once the segment's directory entry is durable: before that, no fdatasync of it counts. */
+  /** Settles once the segment's directory entry is durable: no fdatasync of it counts before that too has settled. */
   readonly ready: Promise<void>;
   intents: number;
   bytes: number;
@@ -300,10 +300,8 @@ export class CommitLog {
     const segments = [...new Set(batch.map((pending) => pending.segment!))];
     try {
       if (segments.some((segment) => segment.broken)) throw new Error('EIO: an earlier write or fdatasync of this log segment failed');
-      await Promise.all(segments.map(async (segment) => {
-        await segment.ready;
-        await this.#disk.fdatasync(segment.fd!);
-      }));
+      // A new segment's directory entry and its frames are made durable side by side: a frame counts once both are.
+      await Promise.all(segments.flatMap((segment) => [segment.ready, this.#disk.fdatasync(segment.fd!)]));
     } catch (error) {
       for (const segment of segments) segment.broken = true;
       const retries: Pending[] = [];
