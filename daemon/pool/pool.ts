@@ -6,8 +6,11 @@
  * thread), and a runaway ends as a typed `timeout` error (data, like any engine error) while
  * piscina replaces the killed thread, so the pool keeps serving.
  *
- * The pool is warm while the workspace is open: one thread starts with it (the open does not
- * wait for it) and stays until `close`; threads added under load exit after `idleTimeoutMs`.
+ * The pool is warm while the workspace is open: its first thread starts `warmDelayMs` after the
+ * open (or with the first task that needs it, if sooner) and stays until `close`; threads added
+ * under load exit after `idleTimeoutMs`. Not at the open itself: booting a thread takes a core
+ * for tens of milliseconds, and on a small machine the open and a first small patch, which
+ * usually follow at once and run on the main thread, would wait on it.
  */
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
@@ -25,6 +28,8 @@ export interface EnginePoolOptions {
   /** Idle threads beyond the first exit after this long; the first stays warm while the pool lives (from its creation, i.e. the workspace's open). */
   readonly idleTimeoutMs?: number;
   readonly maxOldGenerationSizeMb?: number;
+  /** How long after its creation the pool boots its warm thread, unless a task boots it first. */
+  readonly warmDelayMs?: number;
   /** A worker that failed outside a task (e.g. could not start). */
   readonly onError: (error: unknown) => void;
 }
@@ -37,22 +42,21 @@ export class TaskCancelledError extends Error {
 const fromSource = import.meta.url.endsWith('.ts');
 
 export class EnginePool {
-  readonly #piscina: Piscina<TaskMessage, unknown>;
   readonly #options: EnginePoolOptions;
+  #piscina: Piscina<TaskMessage, unknown> | undefined;
+  readonly #warming: NodeJS.Timeout;
+  #closed = false;
 
   constructor(options: EnginePoolOptions) {
     this.#options = options;
-    this.#piscina = new Piscina({
-      filename: options.workerFile ?? new URL(fromSource ? './worker.ts' : './worker.js', import.meta.url).href,
-      // One warm thread: no boot on the first patch, and piscina replaces a thread killed by the time limit at once.
-      minThreads: 1,
-      maxThreads: options.maxThreads ?? Math.max(1, Math.min(4, availableParallelism())),
-      idleTimeout: options.idleTimeoutMs ?? 10_000,
-      resourceLimits: { maxOldGenerationSizeMb: options.maxOldGenerationSizeMb ?? 512 },
-      // Threads do not inherit a loader registered in-process (tsx `register()`), so pass it explicitly.
-      ...(fromSource ? { execArgv: ['--import', import.meta.resolve('tsx')] } : {}),
-    });
-    this.#piscina.on('error', options.onError);
+    this.#warming = setTimeout(() => {
+      try {
+        this.#threads();
+      } catch (error) {
+        options.onError(error);
+      }
+    }, options.warmDelayMs ?? 250);
+    this.#warming.unref();
   }
 
   /** Parses patch text or operations and lists the paths the plan needs. */
@@ -67,14 +71,36 @@ export class EnginePool {
     return this.#run({ kind: 'plan', parsed, files, options }, signal);
   }
 
-  /** Live worker threads (booting included): one from the start, more under load, one again after `idleTimeoutMs` idle. */
+  /** Live worker threads (booting included): none before the warm thread starts, more under load, one again after `idleTimeoutMs` idle. */
   get threadCount(): number {
-    return this.#piscina.threads.length;
+    return this.#piscina?.threads.length ?? 0;
   }
 
-  /** Stops every thread; queued tasks are rejected. */
+  /** Stops every thread; queued tasks are rejected, and so are later ones. */
   async close(): Promise<void> {
-    await this.#piscina.close({ force: true });
+    this.#closed = true;
+    clearTimeout(this.#warming);
+    await this.#piscina?.close({ force: true });
+  }
+
+  /** The piscina pool, made (with its warm thread) on first need. */
+  #threads(): Piscina<TaskMessage, unknown> {
+    if (this.#piscina !== undefined) return this.#piscina;
+    if (this.#closed) throw new Error('The engine pool is closed.');
+    clearTimeout(this.#warming);
+    const { workerFile, maxThreads, idleTimeoutMs, maxOldGenerationSizeMb, onError } = this.#options;
+    this.#piscina = new Piscina({
+      filename: workerFile ?? new URL(fromSource ? './worker.ts' : './worker.js', import.meta.url).href,
+      // One warm thread: no boot on a later big patch, and piscina replaces a thread killed by the time limit at once.
+      minThreads: 1,
+      maxThreads: maxThreads ?? Math.max(1, Math.min(4, availableParallelism())),
+      idleTimeout: idleTimeoutMs ?? 10_000,
+      resourceLimits: { maxOldGenerationSizeMb: maxOldGenerationSizeMb ?? 512 },
+      // Threads do not inherit a loader registered in-process (tsx `register()`), so pass it explicitly.
+      ...(fromSource ? { execArgv: ['--import', import.meta.resolve('tsx')] } : {}),
+    });
+    this.#piscina.on('error', onError);
+    return this.#piscina;
   }
 
   async #run<T>(task: EngineTask, signal: AbortSignal | undefined): Promise<Result<T>> {
@@ -89,7 +115,7 @@ export class EnginePool {
     });
     try {
       const combined = signal === undefined ? limit.signal : AbortSignal.any([signal, limit.signal]);
-      return (await this.#piscina.run({ task, started }, { signal: combined })) as Result<T>;
+      return (await this.#threads().run({ task, started }, { signal: combined })) as Result<T>;
     } catch (error) {
       return this.#failure(error, signal, limit.signal);
     } finally {

@@ -1,7 +1,7 @@
 /**
  * The engine pool: small work on the main thread, big work on real worker threads — results as
- * data either way, the time limit on running (not waiting), cancellation, a warm thread from
- * the start. The test worker spins on RUNAWAY_MARKER, so an input carrying it shows where it ran.
+ * data either way, the time limit on running (not waiting), cancellation, a warm thread soon
+ * after the start. The test worker spins on RUNAWAY_MARKER, so an input carrying it shows where it ran.
  */
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -76,11 +76,28 @@ test('the caller aborting is TaskCancelledError, not a timeout', async () => {
   assert.ok((await pool.parse({ patch: BIG_PATCH })).ok);
 });
 
-test('a thread starts with the pool, before any task, and the threads end when it closes', async () => {
-  const fresh = new EnginePool({ taskTimeoutMs: 1_000, workerFile: RUNAWAY_WORKER, onError: (error) => errors.push(error) });
+test('the warm thread starts by itself soon after the pool, not with it, and the threads end when it closes', async () => {
+  const fresh = new EnginePool({ taskTimeoutMs: 1_000, warmDelayMs: 50, workerFile: RUNAWAY_WORKER, onError: (error) => errors.push(error) });
+  assert.equal(fresh.threadCount, 0);
+  while (fresh.threadCount === 0) await sleep(20);
   assert.equal(fresh.threadCount, 1);
   await fresh.close();
   assert.equal(fresh.threadCount, 0);
+});
+
+test('a big task before the warm start boots the thread itself; a pool closed before it never starts one', async () => {
+  const early = new EnginePool({ taskTimeoutMs: 10_000, warmDelayMs: 60_000, workerFile: RUNAWAY_WORKER, onError: (error) => errors.push(error) });
+  try {
+    assert.equal(await planned(BIG_PATCH, 'a\n', early), 'b\n');
+    assert.equal(early.threadCount, 1);
+  } finally {
+    await early.close();
+  }
+  const unused = new EnginePool({ taskTimeoutMs: 1_000, warmDelayMs: 50, workerFile: RUNAWAY_WORKER, onError: (error) => errors.push(error) });
+  await unused.close();
+  await sleep(150);
+  assert.equal(unused.threadCount, 0);
+  await assert.rejects(unused.parse({ patch: BIG_PATCH }), /closed/);
 });
 
 test('an idle pool shrinks to its one warm thread', async () => {
