@@ -13,7 +13,6 @@
 import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PatchClient, type Receipt } from '../../client/index.ts';
