@@ -18,6 +18,7 @@ import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { Receipt, Workspace } from '../../client/index.ts';
 import { outsideWrite, type OutsideWrite } from '../helpers/outsideWriter.ts';
@@ -30,12 +31,15 @@ const WRITER = fileURLToPath(new URL('../helpers/outsideWriter.ts', import.meta.
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** Starts the writer process on `file`; `stop()` ends its loop and resolves with its log. */
-function startWriter(file: string, stopFile: string): { stop(): Promise<OutsideWrite[]> } {
+function startWriter(file: string, stopFile: string): { readonly running: boolean; stop(): Promise<OutsideWrite[]> } {
   const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), WRITER, file, stopFile], { stdio: ['ignore', 'pipe', 'inherit'] });
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (text: string) => (output += text));
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   return {
+    get running() {
+      return child.exitCode === null && child.signalCode === null;
+    },
     async stop() {
       writeFileSync(stopFile, '');
       assert.equal(await exited, 0, 'the writer exits cleanly');
@@ -67,6 +71,8 @@ test('an outside writer racing the daemon: every outside write is still on disk 
   const workspaces: Workspace[] = [];
   for (let client = 0; client < CLIENTS; client++) workspaces.push(await (await daemon.connect()).openWorkspace(tree.root));
   const writer = startWriter(join(tree.root, 'race.md'), join(tree.base, 'stop'));
+  // On a loaded machine the writer takes a while to start (it loads tsx): race it only once it writes.
+  while (writer.running && tree.text('race.md') === outsideWrite(0)) await sleep(5);
   const receipts: Receipt[] = [];
   await Promise.all(workspaces.map(async (workspace, client) => {
     for (let round = 0; round < PATCHES_PER_CLIENT; round++) {
