@@ -9,9 +9,10 @@
  * `closeSync`): those calls touch only the page cache and take microseconds, while each
  * thread-pool round trip costs the main thread more than that on a busy machine. Only the
  * fsync, which waits for the disk, goes to the thread pool (`fsync`), and the bytes of a large
- * file (`write`).
+ * file (`writev`). Undo records, outside the tree, are written on the thread pool altogether
+ * (`open`, `writev`; see `records.ts`).
  */
-import { closeSync, fdatasync as fdatasyncCallback, fsync as fsyncCallback, openSync, renameSync, write as writeCallback, writevSync } from 'node:fs';
+import { closeSync, fdatasync as fdatasyncCallback, fsync as fsyncCallback, openSync, renameSync, writev as writevCallback, writevSync } from 'node:fs';
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
 
@@ -28,8 +29,8 @@ export interface DiskCalls {
   openSync(path: string, flags: string, mode?: number): number;
   /** One `writev` at the file's current position; returns the bytes written (possibly fewer than given). */
   writevSync(fd: number, chunks: readonly Uint8Array[]): number;
-  /** One `write` at the file's current position, on the thread pool (for large files); returns the bytes written. */
-  write(fd: number, bytes: Uint8Array): Promise<number>;
+  /** One `writev` at the file's current position, on the thread pool; returns the bytes written (possibly fewer than given). */
+  writev(fd: number, chunks: readonly Uint8Array[]): Promise<number>;
   /** fsync of a descriptor from `openSync`, on the thread pool. */
   fsync(fd: number): Promise<void>;
   /** fdatasync of a descriptor from `openSync`, on the thread pool. */
@@ -45,7 +46,7 @@ export const nodeDiskCalls: DiskCalls = {
   open,
   openSync,
   writevSync: (fd, chunks) => writevSync(fd, chunks as Uint8Array[]),
-  write: (fd, bytes) => new Promise((resolve, reject) => writeCallback(fd, bytes, (error, written) => (error === null ? resolve(written) : reject(error)))),
+  writev: (fd, chunks) => new Promise((resolve, reject) => writevCallback(fd, chunks as Uint8Array[], (error, written) => (error === null ? resolve(written) : reject(error)))),
   fsync: promisify(fsyncCallback),
   fdatasync: promisify(fdatasyncCallback),
   closeSync,
@@ -54,29 +55,27 @@ export const nodeDiskCalls: DiskCalls = {
   unlink,
 };
 
-/** Writes every byte of `bytes` at the descriptor's position on the thread pool, finishing a short `write` with further calls. */
-export async function writeAll(disk: DiskCalls, fd: number, bytes: Uint8Array): Promise<void> {
-  for (let rest = bytes; rest.byteLength > 0; ) {
-    const written = await disk.write(fd, rest);
-    if (written === 0) throw writeTookNothing();
-    rest = rest.subarray(written);
-  }
-}
-
-/** A regular file takes at least one byte or fails; zero would otherwise loop for ever. */
-function writeTookNothing(): Error {
-  return Object.assign(new Error('EIO: write wrote nothing'), { code: 'EIO' });
+/** Writes every byte of `chunks` at the descriptor's position on the thread pool, finishing a short `writev` with further calls. */
+export async function writeAll(disk: DiskCalls, fd: number, chunks: readonly Uint8Array[]): Promise<void> {
+  for (let rest = nonEmpty(chunks); rest.length > 0; ) rest = remainder(rest, await disk.writev(fd, rest));
 }
 
 /** Writes every byte of `chunks` at the descriptor's position, finishing a short `writev` with further calls. */
 export function writeAllSync(disk: DiskCalls, fd: number, chunks: readonly Uint8Array[]): void {
-  let rest = chunks.filter((chunk) => chunk.byteLength > 0);
-  while (rest.length > 0) {
-    let written = disk.writevSync(fd, rest);
-    if (written === 0) throw writeTookNothing();
-    let index = 0;
-    while (index < rest.length && written >= rest[index]!.byteLength) written -= rest[index++]!.byteLength;
-    rest = rest.slice(index);
-    if (rest.length > 0 && written > 0) rest[0] = rest[0]!.subarray(written);
-  }
+  for (let rest = nonEmpty(chunks); rest.length > 0; ) rest = remainder(rest, disk.writevSync(fd, rest));
+}
+
+function nonEmpty(chunks: readonly Uint8Array[]): Uint8Array[] {
+  return chunks.filter((chunk) => chunk.byteLength > 0);
+}
+
+/** What is left of `chunks` once a writev wrote `written` bytes of them. */
+function remainder(chunks: Uint8Array[], written: number): Uint8Array[] {
+  // A regular file takes at least one byte or fails; zero would otherwise loop for ever.
+  if (written === 0) throw Object.assign(new Error('EIO: write wrote nothing'), { code: 'EIO' });
+  let index = 0;
+  while (index < chunks.length && written >= chunks[index]!.byteLength) written -= chunks[index++]!.byteLength;
+  const rest = chunks.slice(index);
+  if (rest.length > 0 && written > 0) rest[0] = rest[0]!.subarray(written);
+  return rest;
 }

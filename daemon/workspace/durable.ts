@@ -54,7 +54,7 @@ export async function writeDurably(file: string, bytes: Uint8Array, owner?: File
   try {
     // A small file's bytes are written synchronously (page cache, microseconds); a large one's on the thread pool.
     if (bytes.byteLength <= SYNC_IO_MAX_BYTES) writeAllSync(disk, fd, [bytes]);
-    else await writeAll(disk, fd, bytes);
+    else await writeAll(disk, fd, [bytes]);
     if (owner !== undefined) applyOwner(fd, owner);
     await disk.fsync(fd);
   } finally {

@@ -16,7 +16,7 @@
  */
 import { mkdir, open, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { SYNC_IO_MAX_BYTES, writeAllSync, type DiskCalls } from './diskCalls.ts';
+import { writeAll, type DiskCalls } from './diskCalls.ts';
 import { removeIfPresent, type DirectorySyncer } from './durable.ts';
 import { hasErrorCode } from './ioErrors.ts';
 import { decodeJournal, decodeJournalHeader, type Journal, type JournalRecord } from './journal.ts';
@@ -90,24 +90,17 @@ export class RecordStore {
   /**
    * Writes a committing transaction's record under `name` (from `nameFor`), without fsync: the
    * commit log holds the durable copy until a checkpoint fsyncs it (see `commitLog.ts`). Through
-   * a temp and a rename, so a reader never sees half a record.
+   * a temp and a rename, so a reader never sees half a record. On the thread pool, every call: a
+   * create can wait milliseconds on the filesystem's journal while other commits fsync, and the
+   * main thread has better to do meanwhile. (Temps in the tree are created on the main thread for
+   * a reason that does not hold here, outside the tree: see `writeDurably`.)
    */
   async write(name: string, chunks: readonly Uint8Array[]): Promise<void> {
     const target = path.join(this.directory, name);
     const temp = path.join(this.directory, `.${name}.tmp`);
-    if (chunks.reduce((total, chunk) => total + chunk.byteLength, 0) <= SYNC_IO_MAX_BYTES) {
-      const fd = this.#disk.openSync(temp, 'w', 0o600);
-      try {
-        writeAllSync(this.#disk, fd, chunks);
-      } finally {
-        this.#disk.closeSync(fd);
-      }
-      this.#disk.renameSync(temp, target);
-      return;
-    }
     const handle = await this.#disk.open(temp, 'w', 0o600);
     try {
-      await handle.writev(chunks);
+      await writeAll(this.#disk, handle.fd, chunks);
     } finally {
       await handle.close();
     }

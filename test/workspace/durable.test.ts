@@ -178,6 +178,10 @@ test('a commit whose writes come back short writes every byte: staged content an
         shortWrites += 1;
         return nodeDiskCalls.writevSync(fd, [Buffer.concat(chunks).subarray(0, 3)]);
       },
+      writev: async (fd, chunks) => {
+        shortWrites += 1;
+        return nodeDiskCalls.writev(fd, [Buffer.concat(chunks).subarray(0, 3)]);
+      },
     };
     const workspace = await sandbox.open({ disk });
     const content = 'a longer line than three bytes\n'.repeat(20);
@@ -195,21 +199,28 @@ test('a large file is staged through a temp created on the main thread and writt
   await withSandbox({ 'big.txt': 'small\n' }, async (sandbox) => {
     const createdSync: string[] = [];
     const openedAsync: string[] = [];
+    const temps = new Set<number>();
     let writes = 0;
     const disk: DiskCalls = {
       ...nodeDiskCalls,
       openSync: (file, flags, mode) => {
+        const fd = nodeDiskCalls.openSync(file, flags, mode);
         if (flags === 'wx') createdSync.push(file);
-        return nodeDiskCalls.openSync(file, flags, mode);
+        if (flags === 'wx' && file.startsWith(sandbox.root + path.sep)) temps.add(fd);
+        return fd;
+      },
+      closeSync: (fd) => {
+        temps.delete(fd);
+        nodeDiskCalls.closeSync(fd);
       },
       open: async (file, flags, mode) => {
         openedAsync.push(file);
         return nodeDiskCalls.open(file, flags, mode);
       },
       // Each write takes at most 100 KiB, as a write interrupted by a signal may.
-      write: async (fd, bytes) => {
-        writes += 1;
-        return nodeDiskCalls.write(fd, bytes.subarray(0, 100 * 1024));
+      writev: async (fd, chunks) => {
+        if (temps.has(fd)) writes += 1;
+        return nodeDiskCalls.writev(fd, [Buffer.concat(chunks).subarray(0, 100 * 1024)]);
       },
     };
     const workspace = await sandbox.open({ disk });
@@ -233,14 +244,14 @@ test('a write or writev that takes nothing is an EIO, not an endless loop', asyn
       if (++calls > 1000) throw new Error('writeAllSync kept calling writev');
       return 0;
     },
-    write: async () => {
-      if (++calls > 1000) throw new Error('writeAll kept calling write');
+    writev: async () => {
+      if (++calls > 1000) throw new Error('writeAll kept calling writev');
       return 0;
     },
   };
   assert.throws(() => writeAllSync(disk, -1, [Buffer.from('bytes')]), { code: 'EIO' });
   assert.equal(calls, 1);
-  await assert.rejects(writeAll(disk, -1, Buffer.from('bytes')), { code: 'EIO' });
+  await assert.rejects(writeAll(disk, -1, [Buffer.from('bytes')]), { code: 'EIO' });
   assert.equal(calls, 2);
 });
 
