@@ -12,7 +12,7 @@
  * file (`writev`). Undo records, outside the tree, are written on the thread pool altogether
  * (`open`, `writev`; see `records.ts`).
  */
-import { closeSync, fdatasync as fdatasyncCallback, fsync as fsyncCallback, openSync, renameSync, writev as writevCallback, writevSync } from 'node:fs';
+import { closeSync, fdatasync as fdatasyncCallback, fsync as fsyncCallback, openSync, renameSync, unlinkSync, writev as writevCallback, writevSync } from 'node:fs';
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
 
@@ -40,6 +40,8 @@ export interface DiskCalls {
   /** Synchronous, so a commit can rename right after its last look at the target (see `confirm.ts`). */
   renameSync(from: string, to: string): void;
   unlink(path: string): Promise<void>;
+  /** Synchronous, so a rollback can delete right after its last look at the file (see `recovery.ts`). */
+  unlinkSync(path: string): void;
 }
 
 export const nodeDiskCalls: DiskCalls = {
@@ -53,6 +55,7 @@ export const nodeDiskCalls: DiskCalls = {
   rename,
   renameSync,
   unlink,
+  unlinkSync,
 };
 
 /** Writes every byte of `chunks` at the descriptor's position on the thread pool, finishing a short `writev` with further calls. */

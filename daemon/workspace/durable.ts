@@ -74,17 +74,6 @@ function applyOwner(fd: number, owner: FileOwner): void {
   if (chmod) fchmodSync(fd, owner.mode);
 }
 
-/** Atomically replaces (or creates) `absolute` with `bytes` through the fsynced temp file `temp` (which must not exist). */
-export async function replaceDurably(absolute: string, temp: string, bytes: Uint8Array, owner: FileOwner | undefined, disk: DiskCalls): Promise<void> {
-  try {
-    await writeDurably(temp, bytes, owner, disk);
-    await disk.rename(temp, absolute);
-  } catch (error) {
-    await removeIfPresent(temp, disk);
-    throw error;
-  }
-}
-
 export async function removeIfPresent(file: string, disk: DiskCalls = nodeDiskCalls): Promise<void> {
   try {
     await disk.unlink(file);

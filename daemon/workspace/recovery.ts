@@ -2,13 +2,15 @@
  * Finishing a journaled commit that did not end: rolled back to its pre-image after a failed
  * commit in this process, and on `Workspace.open` for journals a killed daemon left behind —
  * or rolled forward there when every post-image is already in place (the commit got past its
- * last rename). Each path is restored only when it holds the commit's pre-image or post-image;
- * anything else was changed by someone else since, is left alone and reported as a conflict.
+ * last rename). Each path is restored only when it holds the commit's pre-image or post-image,
+ * looked at once more right before the restoring rename or delete, as a commit does; anything
+ * else was changed by someone else since, is left alone and reported as a conflict.
  */
 import { rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { WorkspaceContext } from './context.ts';
-import { isTempName, removeIfPresent, replaceDurably, restoreTempPathFor } from './durable.ts';
+import { replaceIfUnchanged } from './confirm.ts';
+import { isTempName, removeIfPresent, restoreTempPathFor, writeDurably } from './durable.ts';
 import { bytesEqual, readDiskEntry, sha256Hex, type DiskEntry } from './files.ts';
 import { hasErrorCode, settleAll } from './ioErrors.ts';
 import type { Journal, JournalEntry } from './journal.ts';
@@ -77,17 +79,24 @@ async function restoreEntry(context: WorkspaceContext, transactionId: string, en
   if (holdsPreImage(current.entry, before)) return 'unchanged';
   if (!holdsPostImage(current.entry, entry.afterSha256)) return 'conflict';
   const { absolute } = current;
+  // What the commit left there, just read: restored over only if still there at the last look, like a commit (`confirm.ts`).
+  const seen = current.entry.kind === 'file' ? current.entry : null;
   if (before === null || entry.before === null) {
-    await removeIfPresent(absolute, context.disk);
-    return 'restored';
+    return replaceIfUnchanged(absolute, seen, () => context.disk.unlinkSync(absolute)) ? 'restored' : 'conflict';
   }
   // A recovery killed mid-restore may have left this very temp.
   const temp = restoreTempPathFor(absolute, transactionId);
   await removeIfPresent(temp, context.disk);
   // Another commit may have tidied away the directory this commit emptied.
   await recreateParents(context, entry.path);
-  await replaceDurably(absolute, temp, before, entry.before.owner, context.disk);
-  return 'restored';
+  let restored = false;
+  try {
+    await writeDurably(temp, before, entry.before.owner, context.disk);
+    restored = replaceIfUnchanged(absolute, seen, () => context.disk.renameSync(temp, absolute));
+  } finally {
+    if (!restored) await removeIfPresent(temp, context.disk);
+  }
+  return restored ? 'restored' : 'conflict';
 }
 
 function holdsPreImage(current: DiskEntry, before: Uint8Array | null): boolean {

@@ -102,6 +102,39 @@ test('a failure after two renames restores the renamed files from their pre-imag
   });
 });
 
+test('a rollback does not restore over an outside write that lands while it stages the pre-image: that path is a conflict, left as written', async () => {
+  await withSandbox({ 'a.txt': 'a\n', 'b.txt': 'b\n' }, async (sandbox) => {
+    const target = path.join(sandbox.root, 'a.txt');
+    const restoreTemps = new Set<number>();
+    let renames = 0;
+    const disk = {
+      ...nodeDiskCalls,
+      renameSync: (from: string, to: string) => {
+        if (!from.endsWith('-restore.patchd.tmp') && renames++ === 1) throw Object.assign(new Error('EIO: disk on fire'), { code: 'EIO' });
+        nodeDiskCalls.renameSync(from, to);
+      },
+      openSync: (file: string, flags: string, mode?: number) => {
+        const fd = nodeDiskCalls.openSync(file, flags, mode);
+        if (file.endsWith('-restore.patchd.tmp')) restoreTemps.add(fd);
+        return fd;
+      },
+      // While the rollback fsyncs the pre-image it is about to rename back, an editor saves a.txt.
+      fsync: async (fd: number) => {
+        if (restoreTemps.delete(fd)) await writeFile(target, 'saved meanwhile\n');
+        await nodeDiskCalls.fsync(fd);
+      },
+    };
+    const workspace = await sandbox.open({ disk });
+    const outcome = await snapshotAndCommit(workspace, planOf(updateFile('a.txt', 'A\n'), updateFile('b.txt', 'B\n')));
+    assert.equal(errorOf(outcome).code, 'io_error');
+    if (outcome.status !== 'applied') assert.match(outcome.error.message, /Rolled back, except a\.txt, which changed meanwhile/);
+    assert.equal(await readFile(target, 'utf8'), 'saved meanwhile\n');
+    assert.equal(await readFile(path.join(sandbox.root, 'b.txt'), 'utf8'), 'b\n');
+    assert.deepEqual(Object.keys(await listTree(sandbox.root)).filter((entry) => entry.endsWith('.patchd.tmp')), []);
+    await workspace.close();
+  });
+});
+
 test('a fault that is not a filesystem error is internal_error, and the commit rolls back', async () => {
   await withSandbox(FIVE_FILES, async (sandbox) => {
     const before = await listTree(sandbox.root);

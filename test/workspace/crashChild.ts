@@ -25,9 +25,9 @@ function dyingDisk(): DiskCalls {
   let restores = 0;
   return {
     ...nodeDiskCalls,
-    rename: async (from, to) => {
+    renameSync: (from, to) => {
       const restoring = from.endsWith('-restore.patchd.tmp');
-      return point === 'restore' && restoring && restores++ === Number(count) ? die() : nodeDiskCalls.rename(from, to);
+      return point === 'restore' && restoring && restores++ === Number(count) ? die() : nodeDiskCalls.renameSync(from, to);
     },
   };
 }
