@@ -163,15 +163,15 @@ async function renameInOrder(context: WorkspaceContext, steps: readonly Step[]):
     await context.hooks.beforeRename?.(index, step.path);
     reguard(context, step.path);
     const { temp, trash, before } = step;
-    const rename = (from: string, to: string) => renameAfterLastLook(step, () => context.disk.renameSync(from, to));
-    if (temp !== null) await attempt(step.path, 'rename new content onto', async () => rename(temp, step.absolute));
-    else if (trash !== null && before !== null) await attempt(step.path, 'move to trash', () => moveToTrash(step.absolute, trash, before.bytes, rename, context.disk));
+    const afterLastLook = (act: () => void) => actAfterLastLook(step, act);
+    if (temp !== null) await attempt(step.path, 'rename new content onto', async () => afterLastLook(() => context.disk.renameSync(temp, step.absolute)));
+    else if (trash !== null && before !== null) await attempt(step.path, 'move to trash', () => moveToTrash(step.absolute, trash, before.bytes, afterLastLook, context.disk));
   }
 }
 
-/** Renames right after checking the target still holds what the commit verified (see `confirm.ts`): an outside write is not renamed over. */
-function renameAfterLastLook(step: Step, rename: () => void): void {
-  if (replaceIfUnchanged(step.absolute, step.before, rename)) return;
+/** Renames onto (or away) the target right after checking it still holds what the commit verified (see `confirm.ts`): an outside write is not replaced. */
+function actAfterLastLook(step: Step, act: () => void): void {
+  if (replaceIfUnchanged(step.absolute, step.before, act)) return;
   const message = `${step.path} changed on disk while the patch was being committed; nothing was written.`;
   throw new CommitStepError(engineError('stale_file', message, { path: step.path }));
 }

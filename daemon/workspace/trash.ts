@@ -21,20 +21,21 @@ export async function prepareTrashSlot(trashPath: string): Promise<void> {
 }
 
 /**
- * Moves `absolute` into its (prepared) trash slot with `rename` (synchronous, so a commit can
- * run it right after its last look at the file; see `confirm.ts`). Across filesystems (a tmpfs
- * state dir) a rename is impossible, so the pre-image is written there and the original unlinked.
+ * Moves `absolute` into its (prepared) trash slot. `afterLastLook` runs its argument (synchronous)
+ * right after checking the file still holds what the commit verified (see `confirm.ts`), and
+ * throws otherwise. Across filesystems (a tmpfs state dir) a rename is impossible, so the
+ * pre-image is written there and the original unlinked, after a last look of its own.
  */
 export async function moveToTrash(
-  absolute: string, trashPath: string, preImage: Uint8Array, rename: (from: string, to: string) => void, disk: DiskCalls,
+  absolute: string, trashPath: string, preImage: Uint8Array, afterLastLook: (act: () => void) => void, disk: DiskCalls,
 ): Promise<void> {
   try {
-    rename(absolute, trashPath);
+    afterLastLook(() => disk.renameSync(absolute, trashPath));
   } catch (error) {
     if (!hasErrorCode(error, 'EXDEV')) throw error;
     await removeIfPresent(trashPath, disk);
     await writeDurably(trashPath, preImage, undefined, disk);
-    await removeIfPresent(absolute, disk);
+    afterLastLook(() => disk.unlinkSync(absolute));
   }
 }
 

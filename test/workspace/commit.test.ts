@@ -135,6 +135,47 @@ test('a rollback does not restore over an outside write that lands while it stag
   });
 });
 
+/** Disk calls for a state dir on another filesystem: a rename into the trash is EXDEV. `onTrashCopy` runs while the trash copy written instead is fsynced. */
+function diskAcrossFilesystems(sandbox: Sandbox, onTrashCopy: () => Promise<void> = async () => {}) {
+  const trash = path.join(sandbox.state, 'trash') + path.sep;
+  const copies = new Set<number>();
+  return {
+    ...nodeDiskCalls,
+    renameSync: (from: string, to: string) => {
+      if (to.startsWith(trash)) throw Object.assign(new Error(`EXDEV: cross-device link not permitted, rename '${from}'`), { code: 'EXDEV' });
+      nodeDiskCalls.renameSync(from, to);
+    },
+    openSync: (file: string, flags: string, mode?: number) => {
+      const fd = nodeDiskCalls.openSync(file, flags, mode);
+      if (file.startsWith(trash)) copies.add(fd);
+      return fd;
+    },
+    fsync: async (fd: number) => {
+      if (copies.delete(fd)) await onTrashCopy();
+      await nodeDiskCalls.fsync(fd);
+    },
+  };
+}
+
+test('with the trash on another filesystem, a delete copies the file there and unlinks it after a last look of its own', async () => {
+  await withSandbox({ 'a.txt': 'a\n', 'gone.txt': 'gone\n' }, async (sandbox) => {
+    const workspace = await sandbox.open({ disk: diskAcrossFilesystems(sandbox) });
+    const outcome = await snapshotAndCommit(workspace, planOf(updateFile('a.txt', 'A\n'), deleteFile('gone.txt')));
+    assert.equal(outcome.status, 'applied', JSON.stringify(outcome));
+    assert.deepEqual(await listTree(sandbox.root), { 'a.txt': 'file:A\n' });
+    await workspace.close();
+  });
+  await withSandbox({ 'a.txt': 'a\n', 'gone.txt': 'gone\n' }, async (sandbox) => {
+    const target = path.join(sandbox.root, 'gone.txt');
+    // While the copy is fsynced, an editor saves the file about to be unlinked.
+    const workspace = await sandbox.open({ disk: diskAcrossFilesystems(sandbox, () => writeFile(target, 'saved meanwhile\n')) });
+    const outcome = await snapshotAndCommit(workspace, planOf(updateFile('a.txt', 'A\n'), deleteFile('gone.txt')));
+    assert.deepEqual(errorOf(outcome), { code: 'stale_file', path: 'gone.txt' });
+    assert.deepEqual(await listTree(sandbox.root), { 'a.txt': 'file:a\n', 'gone.txt': 'file:saved meanwhile\n' });
+    await workspace.close();
+  });
+});
+
 test('a fault that is not a filesystem error is internal_error, and the commit rolls back', async () => {
   await withSandbox(FIVE_FILES, async (sandbox) => {
     const before = await listTree(sandbox.root);
