@@ -40,7 +40,7 @@ export interface DiskCalls {
   /** Synchronous, so a commit can rename right after its last look at the target (see `confirm.ts`). */
   renameSync(from: string, to: string): void;
   unlink(path: string): Promise<void>;
-  /** Synchronous, so a rollback can delete right after its last look at the file (see `recovery.ts`). */
+  /** Synchronous, so a rollback, or a delete with the trash on another filesystem, can unlink right after a last look at the file (see `confirm.ts`). */
   unlinkSync(path: string): void;
 }
 
