@@ -82,6 +82,15 @@ export async function removeIfPresent(file: string, disk: DiskCalls = nodeDiskCa
   }
 }
 
+/** `removeIfPresent` for a path in the tree: synchronous, like every create and removal there (see `writeDurably`). */
+export function removeFromTreeIfPresent(file: string, disk: DiskCalls): void {
+  try {
+    disk.unlinkSync(file);
+  } catch (error) {
+    if (!hasErrorCode(error, 'ENOENT', 'ENOTDIR')) throw error;
+  }
+}
+
 /** Some filesystems cannot fsync a directory; their renames are as durable as they get. */
 function cannotSyncDirectory(error: unknown): boolean {
   return hasErrorCode(error, 'EINVAL', 'ENOTSUP');

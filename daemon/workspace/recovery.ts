@@ -6,11 +6,11 @@
  * looked at once more right before the restoring rename or delete, as a commit does; anything
  * else was changed by someone else since, is left alone and reported as a conflict.
  */
-import { rmdir } from 'node:fs/promises';
+import { rmdirSync } from 'node:fs';
 import path from 'node:path';
 import type { WorkspaceContext } from './context.ts';
 import { replaceIfUnchanged } from './confirm.ts';
-import { isTempName, removeIfPresent, restoreTempPathFor, writeDurably } from './durable.ts';
+import { isTempName, removeFromTreeIfPresent, restoreTempPathFor, writeDurably } from './durable.ts';
 import { bytesEqual, readDiskEntry, sha256Hex, type DiskEntry } from './files.ts';
 import { hasErrorCode, settleAll } from './ioErrors.ts';
 import type { Journal, JournalEntry } from './journal.ts';
@@ -86,7 +86,7 @@ async function restoreEntry(context: WorkspaceContext, transactionId: string, en
   }
   // A recovery killed mid-restore may have left this very temp.
   const temp = restoreTempPathFor(absolute, transactionId);
-  await removeIfPresent(temp, context.disk);
+  removeFromTreeIfPresent(temp, context.disk);
   // Another commit may have tidied away the directory this commit emptied.
   await recreateParents(context, entry.path);
   let restored = false;
@@ -94,7 +94,7 @@ async function restoreEntry(context: WorkspaceContext, transactionId: string, en
     await writeDurably(temp, before, entry.before.owner, context.disk);
     restored = replaceIfUnchanged(absolute, seen, () => context.disk.renameSync(temp, absolute));
   } finally {
-    if (!restored) await removeIfPresent(temp, context.disk);
+    if (!restored) removeFromTreeIfPresent(temp, context.disk);
   }
   return restored ? 'restored' : 'conflict';
 }
@@ -113,9 +113,9 @@ function holdsPostImage(current: DiskEntry, afterSha256: string | null): boolean
 async function removeTemps(context: WorkspaceContext, transactionId: string, entry: JournalEntry): Promise<void> {
   const guarded = context.guard.check(entry.path);
   if (!guarded.ok) return;
-  await removeIfPresent(restoreTempPathFor(guarded.value.absolute, transactionId), context.disk);
+  removeFromTreeIfPresent(restoreTempPathFor(guarded.value.absolute, transactionId), context.disk);
   if (entry.tempName === null || !isTempName(entry.tempName)) return;
-  await removeIfPresent(path.join(path.dirname(guarded.value.absolute), entry.tempName), context.disk);
+  removeFromTreeIfPresent(path.join(path.dirname(guarded.value.absolute), entry.tempName), context.disk);
 }
 
 /** Deepest first; a directory someone has put files in since is kept. */
@@ -124,7 +124,7 @@ async function removeCreatedDirectories(context: WorkspaceContext, directories: 
     const guarded = context.guard.check(directory);
     if (!guarded.ok) continue;
     try {
-      await rmdir(guarded.value.absolute);
+      rmdirSync(guarded.value.absolute);
     } catch (error) {
       if (!hasErrorCode(error, 'ENOENT', 'ENOTEMPTY', 'EEXIST', 'ENOTDIR')) throw error;
     }
