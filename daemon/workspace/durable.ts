@@ -11,9 +11,14 @@ const TEMP_SUFFIX = '.patchd.tmp';
 /** Room for the dot, random part and suffix within the usual 255-byte name limit. */
 const MAX_NAME_IN_TEMP = 200;
 
-/** `.<name>.<random>.patchd.tmp`, beside `absolute` so the final rename stays on one filesystem. */
+/** Random per process; with a counter, names temps no other process (nor a crashed one) used: fetching random bytes per temp costs microseconds. */
+const TEMP_NONCE = randomBytes(6).toString('hex');
+let tempSequence = 0;
+
+/** `.<name>.<nonce><n>.patchd.tmp`, beside `absolute` so the final rename stays on one filesystem. */
 export function tempPathFor(absolute: string): string {
-  return tempBeside(absolute, randomBytes(6).toString('hex'));
+  tempSequence += 1;
+  return tempBeside(absolute, `${TEMP_NONCE}${tempSequence.toString(36)}`);
 }
 
 /**

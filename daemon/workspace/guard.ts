@@ -38,10 +38,13 @@ export function isInside(root: string, candidate: string): boolean {
 
 export class PathGuard {
   readonly #allowGitDir: boolean;
+  /** `root` and a separator: normalised parts joined onto it need no `path.join`. */
+  readonly #rootPrefix: string;
 
   /** `root` must already be a real path. */
   constructor(readonly root: string, options: PathGuardOptions = {}) {
     this.#allowGitDir = options.allowGitDir ?? false;
+    this.#rootPrefix = root.endsWith(path.sep) ? root : root + path.sep;
   }
 
   check(raw: string): Result<GuardedPath> {
@@ -58,14 +61,14 @@ export class PathGuard {
     } catch (error) {
       return fail(errorFromFs(error, relative, 'inspect'));
     }
-    return ok({ path: relative, absolute: path.join(this.root, ...parts) });
+    return ok({ path: relative, absolute: this.#rootPrefix + parts.join(path.sep) });
   }
 
   /** Walks the existing prefix of the path; everything past the first missing component will be created by us. */
   #checkComponents(relative: string, parts: readonly string[]): EngineError | undefined {
-    let current = this.root;
+    let current = this.#rootPrefix;
     for (const [index, part] of parts.entries()) {
-      current = path.join(current, part);
+      current = index === 0 ? current + part : current + path.sep + part;
       const kind = componentKind(current);
       if (kind === 'missing') return undefined;
       if (kind === 'symlink') {

@@ -30,6 +30,7 @@ test('temp names sit beside the target, stay under the name limit and are recogn
   assert.ok(isTempName(path.basename(temp)));
   assert.ok(!isTempName('a.patchd.tmp'));
   assert.ok(!isTempName('.x/../y.patchd.tmp'));
+  assert.notEqual(tempPathFor('/w/a'), tempPathFor('/w/a'));
 });
 
 const shmIsOtherDevice = existsSync('/dev/shm') && statSync('/dev/shm').dev !== statSync(os.tmpdir()).dev;
