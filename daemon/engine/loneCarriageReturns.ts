@@ -2,8 +2,12 @@
  * A CR inside a line (not before its LF) is content (DESIGN, Line endings, rule 5), so a patch
  * written without CRs — a model's, or a diff whose CRs were stripped — cannot match such lines.
  * When the patch would be found in the file with those CRs left out, that is the reason it
- * failed, and the error says so (before any `already_applied` guess, which such a patch can
- * fool): retrying the same text cannot work, copying the lines with their CRs can.
+ * failed, and the error says so: retrying the same text cannot work, copying the lines with
+ * their CRs can.
+ *
+ * Such a patch is never taken for `already_applied` either. Its old lines may be missing only
+ * for want of the CRs, while its new lines are found (a blank line against a lone CR, at a tier
+ * that ignores whitespace): "already applied" would then claim a change that never happened.
  */
 import { engineError, type EngineError } from './errors.ts';
 import { encodeText } from './text.ts';
@@ -12,17 +16,17 @@ import type { FilePatch, PlannedFile, Result } from './types.ts';
 
 const LONE_CRS = /\r(?!\n)/g;
 
-/** A `context_not_found` that names the lone CRs as the cause, or undefined when they are not it. */
+/** For a patch that `missesLoneCarriageReturns`: a `context_not_found` that names the lone CRs as the cause, or undefined when they are not it. */
 export function loneCarriageReturnError(
   filePatch: FilePatch,
   files: Files,
   failure: EngineError,
   planFile: (filePatch: FilePatch, files: Files) => Result<PlannedFile>,
 ): EngineError | undefined {
-  if (failure.code !== 'context_not_found' || carriesCr(filePatch)) return undefined;
-  const path = filePatch.op === 'rename' ? filePatch.fromPath : filePatch.path;
+  if (failure.code !== 'context_not_found') return undefined;
+  const path = sourceOf(filePatch);
   const file = requireText(path, files);
-  if (!file.ok || !/\r(?!\n)/.test(file.value.text)) return undefined;
+  if (!file.ok) return undefined;
   const withoutLoneCrs = (file.value.bom ? '\uFEFF' : '') + file.value.text.replace(LONE_CRS, '');
   const planned = planFile(filePatch, new Map([...files, [path, { kind: 'file', bytes: encodeText(withoutLoneCrs) }]]));
   if (!planned.ok && planned.error.code !== 'ambiguous_context') return undefined;
@@ -30,6 +34,17 @@ export function loneCarriageReturnError(
     + 'would be found. They are content: copy the lines with their CRs (a byte-exact git diff keeps them).';
   const { path: failedPath, hunkIndex, nearest, limit } = failure;
   return engineError('context_not_found', `${failure.message} ${why}`, { path: failedPath, hunkIndex, nearest, limit });
+}
+
+/** The file the patch reads has CRs inside its lines, and the patch has no CR at all. */
+export function missesLoneCarriageReturns(filePatch: FilePatch, files: Files): boolean {
+  if (carriesCr(filePatch)) return false;
+  const file = requireText(sourceOf(filePatch), files);
+  return file.ok && /\r(?!\n)/.test(file.value.text);
+}
+
+function sourceOf(filePatch: FilePatch): string {
+  return filePatch.op === 'rename' ? filePatch.fromPath : filePatch.path;
 }
 
 function carriesCr(filePatch: FilePatch): boolean {

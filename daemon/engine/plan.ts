@@ -3,7 +3,7 @@ import { alreadyAppliedError } from './alreadyApplied.ts';
 import { planEdit } from './edits.ts';
 import { engineError } from './errors.ts';
 import { applyHunks } from './hunks.ts';
-import { loneCarriageReturnError } from './loneCarriageReturns.ts';
+import { loneCarriageReturnError, missesLoneCarriageReturns } from './loneCarriageReturns.ts';
 import { diffEdits, diffWhole } from './receiptDiff.ts';
 import { planSeries } from './series.ts';
 import { requireAbsent, requireFile, requireText, type Files } from './snapshots.ts';
@@ -31,7 +31,9 @@ function planFileOrExplain(filePatch: FilePatch, files: Files, tiers: readonly L
   const result = planFile(filePatch, files, tiers);
   if (result.ok) return result;
   const plan = (patch: FilePatch, state: Files) => planFile(patch, state, tiers);
-  const explained = loneCarriageReturnError(filePatch, files, result.error, plan) ?? alreadyAppliedError(filePatch, files, tiers, result.error, plan);
+  const explained = missesLoneCarriageReturns(filePatch, files)
+    ? loneCarriageReturnError(filePatch, files, result.error, plan)
+    : alreadyAppliedError(filePatch, files, tiers, result.error, plan);
   return explained ? fail(explained) : result;
 }
 

@@ -68,6 +68,17 @@ test('a lone CR is content: never a line break, never dropped', () => {
   assert.equal(rejected(unified('@@ -1,3 +1,3 @@', ' a', '-50%100%', '+done', ' b'), file), 'context_not_found');
 });
 
+test('a patch without CRs on a file with lone CRs is not found, never taken for already applied', () => {
+  // git's diff of deleting the first line, its CRs stripped as a model writes it: the file's last
+  // line is a lone CR, which the blank context line matches only where whitespace is ignored.
+  const file = { 'f.txt': 'lone\rcr\nx = 1;\n\r' };
+  const stripped = unified('@@ -1,3 +1,2 @@', '-lonecr', ' x = 1;', ' ', '\\ No newline at end of file');
+  assert.equal(rejected(stripped, file), 'context_not_found');
+  assert.equal(applied(unified('@@ -1,3 +1,2 @@', '-lone\rcr', ' x = 1;', ' \r', '\\ No newline at end of file'), file).text, 'x = 1;\n\r');
+  // Without lone CRs, a change made before is still told apart.
+  assert.equal(rejected(unified('@@ -1,3 +1,2 @@', '-gone', ' x = 1;', ' y'), { 'f.txt': 'x = 1;\ny\n' }), 'already_applied');
+});
+
 test('\\ No newline at end of file on a CRLF file: the last line keeps exactly the bytes the patch gives', () => {
   assert.equal(applied(unified('@@ -1,2 +1,2 @@', ' a\r', '-b', '\\ No newline at end of file', '+B', '\\ No newline at end of file'), { 'f.txt': 'a\r\nb' }).text, 'a\r\nB');
   assert.equal(applied(unified('@@ -1,2 +1,3 @@', ' a\r', '-b', '\\ No newline at end of file', '+b\r', '+c\r'), { 'f.txt': 'a\r\nb' }).text, 'a\r\nb\r\nc\r\n');
