@@ -36,11 +36,14 @@ export function loneCarriageReturnError(
   return engineError('context_not_found', `${failure.message} ${why}`, { path: failedPath, hunkIndex, nearest, limit });
 }
 
-/** The file the patch reads has CRs inside its lines, and the patch has no CR at all. */
+/** A file the patch names (either side of a rename, which a reverse reads) has CRs inside its lines, and the patch has no CR at all. */
 export function missesLoneCarriageReturns(filePatch: FilePatch, files: Files): boolean {
   if (carriesCr(filePatch)) return false;
-  const file = requireText(sourceOf(filePatch), files);
-  return file.ok && /\r(?!\n)/.test(file.value.text);
+  const paths = filePatch.op === 'rename' ? [filePatch.fromPath, filePatch.path] : [filePatch.path];
+  return paths.some((path) => {
+    const file = requireText(path, files);
+    return file.ok && /\r(?!\n)/.test(file.value.text);
+  });
 }
 
 function sourceOf(filePatch: FilePatch): string {

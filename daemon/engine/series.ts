@@ -7,6 +7,7 @@
  */
 import { REFINED_CODES, reversedFilePatch } from './alreadyApplied.ts';
 import { engineError, type EngineError } from './errors.ts';
+import { missesLoneCarriageReturns } from './loneCarriageReturns.ts';
 import { diffWhole } from './receiptDiff.ts';
 import { sameBytes, type Files } from './snapshots.ts';
 import { fail, ok, type Diagnostic, type FilePatch, type FileSnapshot, type HunkReport, type ParsedPatch, type PlannedFile, type Result, type SeriesPart } from './types.ts';
@@ -71,6 +72,8 @@ function undoes(parts: readonly FilePatch[][], files: Files, planPlain: PlanOne)
   const state = new Map(files);
   for (const part of [...parts].reverse()) {
     for (const filePatch of [...part].reverse()) {
+      // Lone CRs the patch lacks can let its reverse match where the patch never applied (see loneCarriageReturns.ts).
+      if (missesLoneCarriageReturns(filePatch, state)) return false;
       const reversed = reversedFilePatch(filePatch);
       const planned = reversed === undefined ? undefined : planPlain(reversed, state);
       if (!planned?.ok) return false;
