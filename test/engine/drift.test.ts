@@ -47,9 +47,11 @@ interface Shape {
   /** Context lines per side: fewer make more hunks whose lines occur elsewhere too. */
   readonly context: number;
   readonly ending: '\n' | '\r\n';
+  /** The patch's trailing whitespace stripped, as an editor saving it does: a blank context line loses its space. */
+  readonly stripped: boolean;
 }
 
-const shapes = fc.record({ context: fc.constantFrom(0, 1, 2, 3), ending: fc.constantFrom<Shape['ending']>('\n', '\r\n') });
+const shapes = fc.record({ context: fc.constantFrom(0, 1, 2, 3), ending: fc.constantFrom<Shape['ending']>('\n', '\r\n'), stripped: fc.boolean() });
 
 interface Region {
   readonly start: number;
@@ -128,9 +130,9 @@ function expected(drifted: Drifted, hunks: readonly StructuredPatchHunk[], regio
     const replacement: string[] = [];
     let oldIndex = region.start;
     for (const row of hunk.lines) {
-      if (row.startsWith(' ')) replacement.push(drifted.now[oldIndex++]!);
-      else if (row.startsWith('-')) oldIndex++;
+      if (row.startsWith('-')) oldIndex++;
       else if (row.startsWith('+')) replacement.push(row.slice(1));
+      else replacement.push(drifted.now[oldIndex++]!);
     }
     const at = drifted.moved[region.start]!;
     result.splice(at, region.end - region.start, ...replacement);
@@ -199,9 +201,21 @@ interface Case {
   readonly ownPlaceFirst: boolean;
 }
 
+/**
+ * A hunk as an editor leaves it after stripping trailing whitespace. Empty lines at its end
+ * are then indistinguishable from separators, and patchd reads them so (chunks.ts): they are
+ * left out, as if the hunk had less context.
+ */
+function stripHunk(hunk: StructuredPatchHunk): StructuredPatchHunk {
+  const lines = hunk.lines.map((row) => row.trimEnd());
+  while (lines.at(-1) === '') lines.pop();
+  return { ...hunk, lines, oldLines: lines.filter((row) => !row.startsWith('+')).length, newLines: lines.filter((row) => !row.startsWith('-')).length };
+}
+
 /** The patch is made from LF files, as a model writes it; the drifted file may have CRLF endings, which added lines then take. */
-function caseOf(old: readonly string[], next: readonly string[], change: Drift, { context, ending }: Shape, render: (hunks: StructuredPatchHunk[], drifted: Drifted, regions: Region[]) => PatchInput): Case | undefined {
-  const { hunks } = structuredPatch('f.txt', 'f.txt', joined(old), joined(next), undefined, undefined, { context });
+function caseOf(old: readonly string[], next: readonly string[], change: Drift, { context, ending, stripped }: Shape, render: (hunks: StructuredPatchHunk[], drifted: Drifted, regions: Region[]) => PatchInput): Case | undefined {
+  const made = structuredPatch('f.txt', 'f.txt', joined(old), joined(next), undefined, undefined, { context }).hunks;
+  const hunks = stripped ? made.map(stripHunk) : made;
   if (hunks.length === 0 || hunks.some((hunk) => hunk.oldLines === 0)) return undefined;
   const regions = regionsOf(hunks);
   const drifted = applyDrift(old, regions, change);
