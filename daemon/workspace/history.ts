@@ -85,7 +85,9 @@ export interface WindowStart {
 
 export function windowStart(records: readonly LoadedRecord[]): WindowStart {
   const initial = new Map<string, PathState>();
-  const origins = new Map<string, string>();
+  // Whose content from before the window each touched path holds now: null for none (added,
+  // deleted, or moved away). An untouched path holds its own.
+  const lineage = new Map<string, string | null>();
   for (const { record, journal, meta } of records) {
     record.entries.forEach((entry, index) => {
       if (initial.has(entry.path)) return;
@@ -94,14 +96,15 @@ export function windowStart(records: readonly LoadedRecord[]): WindowStart {
     });
     for (const file of meta.files) {
       if (file.op === 'rename' && file.fromPath !== undefined) {
-        const origin = origins.get(file.fromPath) ?? file.fromPath;
-        origins.delete(file.fromPath);
-        origins.set(file.path, origin);
+        lineage.set(file.path, lineage.has(file.fromPath) ? lineage.get(file.fromPath) ?? null : file.fromPath);
+        lineage.set(file.fromPath, null);
       } else if (file.op !== 'update') {
-        origins.delete(file.path);
+        lineage.set(file.path, null);
       }
     }
   }
+  const origins = new Map<string, string>();
+  for (const [path, origin] of lineage) if (origin !== null && origin !== path) origins.set(path, origin);
   return { initial, origins };
 }
 

@@ -115,6 +115,17 @@ describe('undo over the wire', () => {
     await workspace.apply(EDIT.replace('-two\n+TWO', '-TWO\n+two'));
     assert.deepEqual((await workspace.sessionDiff()).files.map((file) => file.path), ['lib/new.ts']);
   });
+
+  test('session/diff: a path moved away, made again and moved again is the source of the first move only', async () => {
+    using tree = createTempTree({ 'a.txt': 'x\n' });
+    await using workspace = await client().openWorkspace(tree.root);
+    for (const patch of ['*** Move File: a.txt -> b.txt\n', '*** Add File: a.txt\n+y\n', '*** Move File: a.txt -> c.txt\n']) {
+      assert.equal((await workspace.apply(`*** Begin Patch\n${patch}*** End Patch\n`)).status, 'applied');
+    }
+    const { files, diff } = await workspace.sessionDiff();
+    assert.deepEqual(files, [{ path: 'b.txt', fromPath: 'a.txt', op: 'rename' }, { path: 'c.txt', op: 'add' }]);
+    assert.equal(diff.match(/^rename from /gm)?.length, 1, diff);
+  });
 });
 
 test('an undo works after the daemon restarts', async () => {
