@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 import { structuredPatch, type StructuredPatchHunk } from 'diff';
 import fc from 'fast-check';
-import { parsePatch, planPatch, requiredPaths, type FileSnapshot, type PatchInput, type Plan, type Result } from '../../daemon/engine/index.ts';
+import type { PatchInput, Plan, Result } from '../../daemon/engine/index.ts';
+import { planOnText } from '../helpers/planText.ts';
 
-const encode = (text: string) => new TextEncoder().encode(text);
 const decode = (bytes: Uint8Array | null) => new TextDecoder().decode(bytes ?? new Uint8Array());
 
 /** A small alphabet, so that a hunk's lines often occur elsewhere too. */
@@ -181,14 +181,6 @@ function v4aOperation(hunks: readonly StructuredPatchHunk[]): PatchInput {
   return { operations: [{ type: 'update_file', path: 'f.txt', diff }] };
 }
 
-function plan(patch: PatchInput, before: string): Result<Plan> {
-  const parsed = parsePatch(patch);
-  if (!parsed.ok) return parsed;
-  const files = new Map<string, FileSnapshot>();
-  for (const path of requiredPaths(parsed.value)) files.set(path, { kind: 'file', bytes: encode(before) });
-  return planPatch(parsed.value, files);
-}
-
 const joined = (rows: readonly string[], ending = '\n') => rows.map((row) => `${row}${ending}`).join('');
 
 interface Case {
@@ -239,7 +231,7 @@ function describe(found: Case, result: Result<Plan>): string {
 
 /** Applied means the oracle's bytes; and it must apply when nothing else matches like the hunk's own place. */
 function check(found: Case, mustApply: boolean): void {
-  const result = plan(found.patch, found.drifted);
+  const result = planOnText(found.patch, found.drifted);
   if (result.ok) assert.equal(decode(result.value.files[0]!.after), found.expected, describe(found, result));
   else assert.ok(!mustApply, describe(found, result));
 }

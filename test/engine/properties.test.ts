@@ -3,24 +3,16 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 import { applyPatch, createTwoFilesPatch } from 'diff';
 import fc from 'fast-check';
-import { parsePatch, planPatch, requiredPaths, type FileSnapshot, type PatchInput, type Result, type Plan } from '../../daemon/engine/index.ts';
+import { parsePatch } from '../../daemon/engine/index.ts';
 import { diffVersions } from '../../daemon/engine/receiptDiff.ts';
+import { planOnText } from '../helpers/planText.ts';
 
-const encode = (text: string) => new TextEncoder().encode(text);
 const decode = (bytes: Uint8Array | null) => new TextDecoder().decode(bytes ?? new Uint8Array());
 
 /** Lines from a small alphabet, so that repeats (and so ambiguity) are common. */
 const line = fc.constantFrom('alpha', 'beta', 'gamma', 'delta', '', '  indented', 'x = 1;', '}', 'tail\t');
 const text = fc.tuple(fc.array(line, { maxLength: 40 }), fc.boolean()).map(([lines, finalNewline]) =>
   lines.length === 0 ? '' : lines.join('\n') + (finalNewline ? '\n' : ''));
-
-function applyToText(patch: string, before: string): Result<Plan> {
-  const parsed = parsePatch({ patch });
-  if (!parsed.ok) return parsed;
-  const files = new Map<string, FileSnapshot>();
-  for (const path of requiredPaths(parsed.value)) files.set(path, { kind: 'file', bytes: encode(before) });
-  return planPatch(parsed.value, files);
-}
 
 function unifiedDiff(a: string, b: string): string {
   return createTwoFilesPatch('a/f.txt', 'b/f.txt', a, b, undefined, undefined, { context: 3 });
@@ -29,7 +21,7 @@ function unifiedDiff(a: string, b: string): string {
 test('a unified diff of a→b applies to a giving b', () => {
   fc.assert(fc.property(text, text, (a, b) => {
     fc.pre(a !== b);
-    const result = applyToText(unifiedDiff(a, b), a);
+    const result = planOnText({ patch: unifiedDiff(a, b) }, a);
     assert.ok(result.ok, result.ok ? '' : `${result.error.code}: ${result.error.message}`);
     assert.equal(decode(result.value.files[0]!.after), b);
   }), { numRuns: 400 });
@@ -60,7 +52,7 @@ test('with line numbers shifted or removed, a diff still gives b when every hunk
     fc.pre(blocks.every((block) => block.length > 0 && occurrences(aLines, block) === 1));
     const drifted = original.replace(HUNK_HEADER, (_all, oldStart: string, oldCount = '', newStart: string, newCount = '') =>
       shift === 'none' ? '@@ @@' : `@@ -${Math.max(1, Number(oldStart) + shift)}${oldCount} +${Math.max(1, Number(newStart) + shift)}${newCount} @@`);
-    const result = applyToText(drifted, a);
+    const result = planOnText({ patch: drifted }, a);
     assert.ok(result.ok, result.ok ? '' : `${result.error.code}: ${result.error.message}\n${drifted}`);
     assert.equal(decode(result.value.files[0]!.after), b);
   }), { numRuns: 400 });
@@ -74,7 +66,7 @@ test('the engine never throws, and a rejection never carries a plan', () => {
       const position = at % (patch.length + 1);
       patch = patch.slice(0, position) + insert + patch.slice(position + remove);
     }
-    const result = applyToText(patch, a);
+    const result = planOnText({ patch }, a);
     if (!result.ok) {
       assert.equal('value' in result, false);
       assert.equal(typeof result.error.hint, 'string');
@@ -91,14 +83,6 @@ test('arbitrary strings never make the parser throw', () => {
 
 // ─── SEARCH/REPLACE blocks and structured edits ─────────────────────────────────────────────────
 
-function planInput(input: PatchInput, before: string): Result<Plan> {
-  const parsed = parsePatch(input);
-  if (!parsed.ok) return parsed;
-  const files = new Map<string, FileSnapshot>();
-  for (const path of requiredPaths(parsed.value)) files.set(path, { kind: 'file', bytes: encode(before) });
-  return planPatch(parsed.value, files);
-}
-
 /** A file as lines plus its final-newline state; a last empty line needs a final newline to exist. */
 const fileLines = fc.tuple(fc.array(line, { minLength: 1, maxLength: 30 }), fc.boolean()).map(([lines, finalNewline]) => ({
   lines, finalNewline: finalNewline || lines[lines.length - 1] === '',
@@ -114,8 +98,8 @@ test('a SEARCH/REPLACE block and the equivalent str_replace edit give the same b
     fc.pre(old.some((row) => row.trim() !== '') && occurrences(lines, old) === 1);
     const before = joinFile(lines, finalNewline);
     const block = `f.txt\n<<<<<<< SEARCH\n${wholeLines(old)}=======\n${wholeLines(replacement)}>>>>>>> REPLACE\n`;
-    const viaBlock = planInput({ patch: block }, before);
-    const viaEdit = planInput({ edits: [{ path: 'f.txt', oldText: wholeLines(old), newText: wholeLines(replacement) }] }, before);
+    const viaBlock = planOnText({ patch: block }, before);
+    const viaEdit = planOnText({ edits: [{ path: 'f.txt', oldText: wholeLines(old), newText: wholeLines(replacement) }] }, before);
     assert.ok(viaBlock.ok && viaEdit.ok, `${viaBlock.ok ? '' : viaBlock.error.message} ${viaEdit.ok ? '' : viaEdit.error.message}`);
     const expected = [...lines.slice(0, start), ...replacement, ...lines.slice(start + old.length)];
     assert.equal(decode(viaBlock.value.files[0]!.after), joinFile(expected, finalNewline));
@@ -133,7 +117,7 @@ test('SEARCH/REPLACE-ish and shell-ish text never makes parsing or planning thro
   const format = fc.constantFrom('auto', 'search-replace', 'shell', 'codex') as fc.Arbitrary<'auto'>;
   fc.assert(fc.property(fc.array(fragment, { maxLength: 30 }), fc.boolean(), format, text, (fragments, crlf, chosen, before) => {
     const patch = fragments.join(crlf ? '\r\n' : '\n');
-    const result = planInput({ patch, format: chosen }, before);
+    const result = planOnText({ patch, format: chosen }, before);
     if (!result.ok) assert.equal(typeof result.error.hint, 'string');
   }), { numRuns: 1500 });
 });

@@ -7,9 +7,8 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import fc from 'fast-check';
-import { parsePatch, planPatch, requiredPaths, type FileSnapshot, type Plan, type Result } from '../../daemon/engine/index.ts';
+import { planOnText } from '../helpers/planText.ts';
 
-const encode = (text: string) => new TextEncoder().encode(text);
 const decode = (bytes: Uint8Array | null) => new TextDecoder().decode(bytes ?? new Uint8Array());
 
 /** Code-like lines at a few indentations, so that a block often occurs again, shifted or not. */
@@ -136,19 +135,11 @@ function firstTierMatches(haystack: readonly string[], block: readonly string[])
   return [];
 }
 
-function plan(patch: string, before: string): Result<Plan> {
-  const parsed = parsePatch({ patch });
-  if (!parsed.ok) return parsed;
-  const files = new Map<string, FileSnapshot>();
-  for (const path of requiredPaths(parsed.value)) files.set(path, { kind: 'file', bytes: encode(before) });
-  return planPatch(parsed.value, files);
-}
-
 test('SEARCH/REPLACE through drift and re-indentation: the block\'s own place, REPLACE shifted alike, or a refusal', () => {
   fc.assert(fc.property(change, (input) => {
     const found = caseOf(input);
     if (!found.ownPlaceFirst) return;
-    const result = plan(found.patch, found.drifted);
+    const result = planOnText({ patch: found.patch }, found.drifted);
     const outcome = result.ok ? `applied:\n${decode(result.value.files[0]!.after)}` : `${result.error.code}: ${result.error.message}`;
     const detail = `patch:\n${found.patch}\ndrifted file:\n${found.drifted}\nexpected:\n${found.expected}\n${outcome}`;
     if (result.ok) assert.equal(decode(result.value.files[0]!.after), found.expected, detail);
