@@ -157,8 +157,10 @@ function parseChunkBody(source: ChunkSource, start: number, anchors: readonly st
     const at = Math.max(start - 1, 0);
     return fail(chunkError(source, hunkIndex, `${source.where(at)}: chunk ${hunkIndex + 1} has no lines. Give it context (" "), removed ("-") or added ("+") lines.`));
   }
-  const markerSeen = state.oldEnded || state.newEnded;
-  const hunk: Hunk = { anchors: [...anchors], lines: state.lines, atEndOfFile: endOfFileMarker || markerSeen };
+  // As in a unified diff: a new side without its final newline ends the file (`endsFile`), and
+  // `atEndOfFile` then tells whether the old side lacked it too, which a reversal needs.
+  const atEndOfFile = state.oldEnded || (endOfFileMarker && !state.newEnded);
+  const hunk: Hunk = { anchors: [...anchors], lines: state.lines, atEndOfFile };
   return ok({ hunk: state.finalNewline === undefined ? hunk : { ...hunk, finalNewline: state.finalNewline }, next });
 }
 

@@ -102,7 +102,7 @@ function locateHunk(hunk: Hunk, from: number, shift: number, context: LocateCont
   const old = oldLines(hunk);
   if (old.length === 0) return ok({ start: insertionPoint(hunk, searchFrom, hint, index.length), tier: 'exact' });
   const clampedHint = hint === undefined ? undefined : Math.min(Math.max(hint, searchFrom), index.length - old.length);
-  const outcome = seekHunk(index, { old, from: searchFrom, hint: clampedHint, atEnd: hunk.atEndOfFile, tiers });
+  const outcome = seekHunk(index, { old, from: searchFrom, hint: clampedHint, atEnd: endsFile(hunk), tiers });
   if (outcome.kind === 'found') return ok({ start: outcome.start, tier: outcome.tier });
   if (outcome.kind === 'ambiguous') {
     const lines = outcome.starts.map((start) => start + 1).join(', ');
@@ -113,7 +113,7 @@ function locateHunk(hunk: Hunk, from: number, shift: number, context: LocateCont
 
 /** A hunk of added lines only: after its anchor, at its hinted line, or else at the end of the file. */
 function insertionPoint(hunk: Hunk, searchFrom: number, hint: number | undefined, length: number): number {
-  if (hunk.anchors.length > 0 || hunk.atEndOfFile) return hunk.atEndOfFile ? length : searchFrom;
+  if (hunk.anchors.length > 0 || endsFile(hunk)) return endsFile(hunk) ? length : searchFrom;
   if (hint === undefined) return length;
   return Math.min(Math.max(hint, searchFrom), length);
 }
@@ -121,15 +121,24 @@ function insertionPoint(hunk: Hunk, searchFrom: number, hint: number | undefined
 function explainMissing(old: readonly string[], hunk: Hunk, searchFrom: number, context: LocateContext): EngineError {
   const { index, path, hunkIndex, tiers, previousStart } = context;
   if (hunkIndex > 0 && previousStart < searchFrom) {
-    const overlapping = seekHunk(index, { old, from: previousStart, atEnd: hunk.atEndOfFile, tiers });
+    const overlapping = seekHunk(index, { old, from: previousStart, atEnd: endsFile(hunk), tiers });
     if (overlapping.kind === 'found' && overlapping.start < searchFrom) {
       return engineError('overlapping_edits', `Hunk ${hunkIndex + 1} of ${path} overlaps the lines changed by hunk ${hunkIndex}.`, { path, hunkIndex });
     }
   }
   const nearest = findNearestRegion(index, old, 0);
-  const where = hunk.atEndOfFile ? ' at the end of the file' : searchFrom > 0 ? ` after line ${searchFrom}` : '';
+  const where = endsFile(hunk) ? ' at the end of the file' : searchFrom > 0 ? ` after line ${searchFrom}` : '';
   const near = nearest ? ` The closest text starts at line ${nearest.line} (${Math.round(nearest.similarity * 100)}% of lines alike).` : '';
   return engineError('context_not_found', `The context of hunk ${hunkIndex + 1} is not in ${path}${where}.${near}`, { path, hunkIndex, nearest });
+}
+
+/**
+ * The hunk must end at the end of the file: its old side says so, or its new side lacks the
+ * final newline (`\ No newline at end of file` after an added line), which only the file's last
+ * line can — so the old lines it replaces end the file too, as `git apply` requires.
+ */
+export function endsFile(hunk: Hunk): boolean {
+  return hunk.atEndOfFile || hunk.finalNewline === 'remove';
 }
 
 function oldLines(hunk: Hunk): string[] {

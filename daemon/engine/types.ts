@@ -67,7 +67,11 @@ export interface Hunk {
   /** Codex / V4A `@@ anchor` lines, outermost first: binding, the hunk is searched after them. */
   readonly anchors: readonly string[];
   readonly lines: readonly HunkLine[];
-  /** The hunk's old side must end at the end of the file (`*** End of File`, or `\ No newline` on the old side). */
+  /**
+   * The hunk's old side must end at the end of the file (`*** End of File`, or `\ No newline` on
+   * the old side). A hunk whose new side lacks the final newline (`finalNewline: 'remove'`) ends
+   * the file too (`endsFile` in hunks.ts); there this says whether the old side lacked it as well.
+   */
   readonly atEndOfFile: boolean;
   /**
    * What the patch says about the file's final newline when this hunk reaches the end of the file:

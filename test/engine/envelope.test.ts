@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 import fc from 'fast-check';
 import { parseEnvelope } from '../../daemon/engine/envelope.ts';
+import { endsFile } from '../../daemon/engine/hunks.ts';
 import { LIMITS } from '../../daemon/engine/limits.ts';
 import { fromText, hunksOf, parserHarness } from '../helpers/parserHarness.ts';
 
@@ -120,10 +121,13 @@ test('after *** End of File a new chunk must start with @@', () => {
   assert.equal(error.hunkIndex, 1);
 });
 
-test('\\ No newline after a + line: finalNewline remove, at the end of the file', () => {
-  const [hunk] = hunksOf(onlyFile(envelope('*** Update File: n.txt', '@@', '-last', '+LAST', '\\ No newline at end of file')));
-  assert.equal(hunk?.finalNewline, 'remove');
-  assert.equal(hunk?.atEndOfFile, true);
+test('\\ No newline after a + line: finalNewline remove, at the end of the file, the old side with its newline', () => {
+  for (const end of [[], ['*** End of File']]) {
+    const [hunk] = hunksOf(onlyFile(envelope('*** Update File: n.txt', '@@', '-last', '+LAST', '\\ No newline at end of file', ...end)));
+    assert.equal(hunk?.finalNewline, 'remove');
+    assert.equal(endsFile(hunk!), true);
+    assert.equal(hunk?.atEndOfFile, false, 'as in a unified diff: only the new side lacks the newline');
+  }
 });
 
 test('\\ No newline after the - line only: finalNewline add', () => {

@@ -50,10 +50,13 @@ test('a BOM spelled in the patch still matches the first line', () => {
   assert.equal(applied(plan([{ op: 'update', path: 'f', hunks: [hunk('-\uFEFFa\n+A')] }], { f: file('\uFEFFa\n') })), '\uFEFFA\n');
 });
 
-test('no-newline markers add or remove the final newline when the hunk reaches the end', () => {
+test('no-newline markers add or remove the final newline; a hunk whose new side lacks it must end the file', () => {
   assert.equal(applied(plan([{ op: 'update', path: 'f', hunks: [hunk('-b\n+c', { finalNewline: 'add', atEndOfFile: true })] }], { f: file('a\nb') })), 'a\nc\n');
   assert.equal(applied(plan([{ op: 'update', path: 'f', hunks: [hunk('-b\n+c', { finalNewline: 'remove' })] }], { f: file('a\nb\n') })), 'a\nc');
-  assert.equal(applied(plan([{ op: 'update', path: 'f', hunks: [hunk('-a\n+c', { finalNewline: 'remove' })] }], { f: file('a\nb\n') })), 'c\nb\n');
+  assert.equal(rejected(plan([{ op: 'update', path: 'f', hunks: [hunk('-a\n+c', { finalNewline: 'remove' })] }], { f: file('a\nb\n') })), 'context_not_found');
+  // Applied once more, the hunk's old lines are still in the file, but not at its end: already there, not added mid-file.
+  const again = plan([{ op: 'update', path: 'f', hunks: [hunk(' b\n x \n+a', { finalNewline: 'remove', oldStart: 7 })] }], { f: file('x\n\nx \n\nx\nb\nb\nx \na') });
+  assert.equal(rejected(again), 'already_applied');
 });
 
 test('hints resolve duplicates and shift with earlier hunks', () => {

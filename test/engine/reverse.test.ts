@@ -47,6 +47,13 @@ describe('reversePatch', () => {
     }), { numRuns: 300 });
   });
 
+  test('an envelope chunk whose added line lacks the final newline reverses to the newline the old side had', () => {
+    for (const end of ['', '*** End of File\n']) {
+      roundTrip({ 'f.txt': 'w\nx\n' }, { patch: `*** Begin Patch\n*** Update File: f.txt\n@@\n w\n-x\n+y\n\\ No newline at end of file\n${end}*** End Patch\n` });
+    }
+    roundTrip({ 'f.txt': 'w\nx' }, { patch: '*** Begin Patch\n*** Update File: f.txt\n@@\n w\n-x\n\\ No newline at end of file\n+y\n\\ No newline at end of file\n*** End Patch\n' });
+  });
+
   test('adds become deletes, deletes adds, renames go back', () => {
     const patch = [
       '--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+one\n+two\n\\ No newline at end of file\n',
