@@ -159,11 +159,11 @@ function firstTierMatches(haystack: readonly string[], block: readonly string[])
 type Headers = 'stale' | 'none' | 'current';
 const headers = fc.constantFrom<Headers>('stale', 'none', 'current');
 
-function unified(hunks: readonly StructuredPatchHunk[], headers: Headers, drifted: Drifted, regions: readonly Region[]): PatchInput {
+function unified(hunks: readonly StructuredPatchHunk[], mode: Headers, drifted: Drifted, regions: readonly Region[]): PatchInput {
   let shift = 0;
   const body = hunks.map((hunk, index) => {
-    const oldStart = headers === 'current' ? drifted.moved[regions[index]!.start]! + 1 : hunk.oldStart;
-    const header = headers === 'none' ? '@@ @@' : `@@ -${oldStart},${hunk.oldLines} +${oldStart + shift},${hunk.newLines} @@`;
+    const oldStart = mode === 'current' ? drifted.moved[regions[index]!.start]! + 1 : hunk.oldStart;
+    const header = mode === 'none' ? '@@ @@' : `@@ -${oldStart},${hunk.oldLines} +${oldStart + shift},${hunk.newLines} @@`;
     shift += hunk.newLines - hunk.oldLines;
     return [header, ...hunk.lines].join('\n');
   });
@@ -224,7 +224,7 @@ function caseOf(old: readonly string[], next: readonly string[], change: Drift, 
   };
 }
 
-function describe(found: Case, result: Result<Plan>): string {
+function explain(found: Case, result: Result<Plan>): string {
   const outcome = result.ok ? `applied:\n${decode(result.value.files[0]!.after)}` : `${result.error.code}: ${result.error.message}`;
   return `patch:\n${found.patch.patch ?? JSON.stringify(found.patch.operations)}\ndrifted file:\n${found.drifted}\nexpected:\n${found.expected}\n${outcome}`;
 }
@@ -232,10 +232,9 @@ function describe(found: Case, result: Result<Plan>): string {
 /** Applied means the oracle's bytes; and it must apply when nothing else matches like the hunk's own place. */
 function check(found: Case, mustApply: boolean): void {
   const result = planOnText(found.patch, found.drifted);
-  if (result.ok) assert.equal(decode(result.value.files[0]!.after), found.expected, describe(found, result));
-  else assert.ok(!mustApply, describe(found, result));
+  if (result.ok) assert.equal(decode(result.value.files[0]!.after), found.expected, explain(found, result));
+  else assert.ok(!mustApply, explain(found, result));
 }
-
 
 test('unified diffs through drift: the change made on the drifted file, or a refusal; never at another copy', () => {
   fc.assert(fc.property(oldAndNew, drift, shapes, headers, ([old, next], change, shape, mode) => {
