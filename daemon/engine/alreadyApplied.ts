@@ -14,7 +14,7 @@
  * without context, or an edit that only deletes text (see `editsUndo`).
  */
 import { engineError, type EngineError } from './errors.ts';
-import { applyHunks } from './hunks.ts';
+import { applyHunks, endsFile } from './hunks.ts';
 import { requireText, sameBytes, type Files } from './snapshots.ts';
 import type { LineTier } from './tiers.ts';
 import type { FilePatch, FileSnapshot, Hunk, HunkLine, PlannedFile, Result, TextEdit } from './types.ts';
@@ -150,7 +150,7 @@ function oldContent(hunks: readonly Hunk[]): string {
 export function reversedHunk(hunk: Hunk): Hunk {
   const lines = hunk.lines.map((line): HunkLine => (line.kind === 'context' ? line : { ...line, kind: line.kind === 'add' ? 'remove' : 'add' }));
   const finalNewline = hunk.finalNewline === 'add' ? 'remove' : hunk.finalNewline === 'remove' ? 'add' : undefined;
-  return { ...hunk, lines, finalNewline, atEndOfFile: hunk.atEndOfFile || hunk.finalNewline === 'remove' };
+  return { ...hunk, lines, finalNewline, atEndOfFile: endsFile(hunk) };
 }
 
 /** Reversed, the hunk only adds lines: it applies anywhere, so it shows nothing. */

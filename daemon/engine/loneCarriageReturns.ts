@@ -24,7 +24,7 @@ export function loneCarriageReturnError(
   planFile: (filePatch: FilePatch, files: Files) => Result<PlannedFile>,
 ): EngineError | undefined {
   if (failure.code !== 'context_not_found') return undefined;
-  const path = sourceOf(filePatch);
+  const path = filePatch.op === 'rename' ? filePatch.fromPath : filePatch.path;
   const file = requireText(path, files);
   if (!file.ok) return undefined;
   const withoutLoneCrs = (file.value.bom ? '\uFEFF' : '') + file.value.text.replace(LONE_CRS, '');
@@ -44,10 +44,6 @@ export function missesLoneCarriageReturns(filePatch: FilePatch, files: Files): b
     const file = requireText(path, files);
     return file.ok && /\r(?!\n)/.test(file.value.text);
   });
-}
-
-function sourceOf(filePatch: FilePatch): string {
-  return filePatch.op === 'rename' ? filePatch.fromPath : filePatch.path;
 }
 
 function carriesCr(filePatch: FilePatch): boolean {

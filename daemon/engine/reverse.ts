@@ -6,6 +6,7 @@
  * does not list the deleted lines) cannot be inverted: `not_reversible`.
  */
 import { engineError } from './errors.ts';
+import { endsFile } from './hunks.ts';
 import { fail, ok, type FilePatch, type Hunk, type HunkLine, type ParsedPatch, type Result, type TextEdit } from './types.ts';
 
 export function reversePatch(parsed: ParsedPatch): Result<ParsedPatch> {
@@ -42,7 +43,7 @@ function reverseHunks(hunks: readonly Hunk[]): Hunk[] {
 function reverseHunk(hunk: Hunk, shift: number): Hunk {
   const lines = hunk.lines.map((line): HunkLine => (line.kind === 'context' ? line : { kind: line.kind === 'add' ? 'remove' : 'add', text: line.text }));
   // A side without a final newline ends the file, so the swapped hunk ends at the end too.
-  const reversed: { -readonly [K in keyof Hunk]: Hunk[K] } = { anchors: hunk.anchors, lines, atEndOfFile: hunk.atEndOfFile || hunk.finalNewline === 'remove' };
+  const reversed: { -readonly [K in keyof Hunk]: Hunk[K] } = { anchors: hunk.anchors, lines, atEndOfFile: endsFile(hunk) };
   if (hunk.oldStart !== undefined) reversed.oldStart = Math.max(1, hunk.oldStart + shift);
   // `add`: only the old side lacked the newline; `remove`: the new side lacks it (and the old side too when at the end).
   if (hunk.finalNewline === 'add') reversed.finalNewline = 'remove';
