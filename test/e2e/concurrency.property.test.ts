@@ -24,11 +24,10 @@
  */
 import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { ApplyOptions, PatchClient, Receipt, Workspace } from '../../client/index.ts';
+import { readTextTree } from '../helpers/corpus.ts';
 import { SocketDaemon } from '../helpers/socketDaemon.ts';
 import { createTempTree, sha256 } from '../helpers/tempTree.ts';
 
@@ -323,19 +322,10 @@ function unifiedSection(op: Op, git: boolean, initial: Tree): string {
 
 // ─── Disk ────────────────────────────────────────────────────────────────────────────────────────
 
-/** Every file under `root`, and every entry patchd may have left behind (temp files, dot names). */
+/** Every file under `root`, and every one patchd may have left behind (temp files, dot names). */
 function readTree(root: string): { tree: Tree; strays: string[] } {
-  const tree: Tree = new Map();
-  const strays: string[] = [];
-  const walk = (dir: string, prefix: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
-      if (entry.name.startsWith('.') || entry.name.includes('.patchd')) strays.push(path);
-      if (entry.isDirectory()) walk(join(dir, entry.name), path);
-      else tree.set(path, readFileSync(join(dir, entry.name), 'utf8'));
-    }
-  };
-  walk(root, '');
+  const tree = readTextTree(root);
+  const strays = [...tree.keys()].filter((path) => path.split('/').some((part) => part.startsWith('.') || part.includes('.patchd')));
   return { tree, strays };
 }
 

@@ -29,15 +29,16 @@
 import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { applyPatch, parsePatch } from 'diff';
 import fc from 'fast-check';
 import type { PatchClient, Receipt, SessionFile, Workspace } from '../../client/index.ts';
+import { readTextTree } from '../helpers/corpus.ts';
 import { suiteClient } from '../helpers/suiteDaemon.ts';
-import { createTempTree, sha256 } from '../helpers/tempTree.ts';
+import { createTempTree, sha256, writeFiles } from '../helpers/tempTree.ts';
 
 const RUNS = 20;
 const SEED = Number(process.env.PATCHD_TEST_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -179,26 +180,6 @@ function expectedNet(window: readonly Tx[], tree: Tree) {
 
 // ─── Disk ────────────────────────────────────────────────────────────────────────────────────────
 
-function readTree(root: string): Tree {
-  const tree: Tree = new Map();
-  const walk = (dir: string, prefix: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
-      if (entry.isDirectory()) walk(join(dir, entry.name), path);
-      else tree.set(path, readFileSync(join(dir, entry.name), 'utf8'));
-    }
-  };
-  walk(root, '');
-  return tree;
-}
-
-function writeTree(root: string, tree: ReadonlyMap<string, string>): void {
-  for (const [path, text] of tree) {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), text);
-  }
-}
-
 const sortedEntries = (tree: ReadonlyMap<string, string>) => [...tree].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
 function hasGit(): boolean {
@@ -217,10 +198,10 @@ function gitApplied(start: ReadonlyMap<string, string>, diff: string): Tree {
   try {
     const root = join(scratch, 'tree');
     mkdirSync(root);
-    writeTree(root, start);
+    writeFiles(root, Object.fromEntries(start));
     writeFileSync(join(scratch, 'session.diff'), diff);
     if (diff !== '') execFileSync('git', ['apply', '--whitespace=nowarn', join(scratch, 'session.diff')], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
-    return readTree(root);
+    return readTextTree(root);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
@@ -357,7 +338,7 @@ class Run {
   }
 
   checkDisk(what: string): void {
-    assert.deepEqual(sortedEntries(readTree(this.root)), sortedEntries(this.tree), `${what}: the disk is not the model's tree`);
+    assert.deepEqual(sortedEntries(readTextTree(this.root)), sortedEntries(this.tree), `${what}: the disk is not the model's tree`);
   }
 
   async checkNewest(expected: { readonly tx: Tx; readonly format: string; readonly undoOf?: string } | undefined): Promise<void> {

@@ -81,6 +81,11 @@ export function readTree(dir: string): Map<string, Uint8Array> {
   return tree;
 }
 
+/** Every regular file under `dir` as UTF-8 text, keyed as `readTree` keys it. */
+export function readTextTree(dir: string): Map<string, string> {
+  return new Map([...readTree(dir)].map(([path, bytes]) => [path, Buffer.from(bytes).toString('utf8')]));
+}
+
 /** A description of how two trees differ, or undefined when they hold the same files and bytes. */
 export function diffTrees(actual: ReadonlyMap<string, Uint8Array>, expected: ReadonlyMap<string, Uint8Array>): string | undefined {
   const problems: string[] = [];
