@@ -13,11 +13,13 @@
  * their content. A reverse with nothing to find proves nothing: a hunk that only removes lines,
  * without context, or an edit that only deletes text (see `editsUndo`).
  */
+import { emptiedAsSaid } from './blobs.ts';
 import { engineError, type EngineError } from './errors.ts';
-import { applyHunks, endsFile } from './hunks.ts';
+import { applyHunks } from './hunks.ts';
+import { swappedBlobs, swappedHunk } from './reverse.ts';
 import { requireText, sameBytes, type Files } from './snapshots.ts';
 import type { LineTier } from './tiers.ts';
-import type { FilePatch, FileSnapshot, Hunk, HunkLine, PlannedFile, Result, TextEdit } from './types.ts';
+import type { FilePatch, FileSnapshot, Hunk, PlannedFile, Result, TextEdit } from './types.ts';
 
 /** The failures that may mean "already there". */
 export const REFINED_CODES: ReadonlySet<string> = new Set(['context_not_found', 'already_exists', 'not_found', 'already_applied']);
@@ -41,7 +43,7 @@ export function alreadyAppliedError(
 function isPresent(filePatch: FilePatch, files: Files, tiers: readonly LineTier[], planFile: (filePatch: FilePatch, files: Files) => Result<PlannedFile>): string | undefined {
   switch (filePatch.op) {
     case 'update':
-      return reverseApplies(filePatch.path, filePatch.hunks, files, tiers)
+      return reverseApplies(filePatch.path, filePatch.hunks, files, tiers) || emptiedAsSaid(filePatch.blobs, files.get(filePatch.path))
         ? `${filePatch.path} already has the patch's new lines and not its old ones.`
         : undefined;
     case 'add':
@@ -113,7 +115,7 @@ function reverseApplies(path: string, hunks: readonly Hunk[], files: Files, tier
     const found = applyHunks(source.value, [hunk], path, tiers);
     return !found.ok && found.error.code === 'context_not_found';
   };
-  return hunks.filter(onlyRemoves).every(absent) && applyHunks(source.value, proving.map(reversedHunk), path, tiers).ok;
+  return hunks.filter(onlyRemoves).every(absent) && applyHunks(source.value, proving.map(swappedHunk), path, tiers).ok;
 }
 
 /** The add planned onto a free path makes exactly the bytes the file already holds. */
@@ -130,8 +132,8 @@ function holdsAddedContent(filePatch: FilePatch, files: Files, planFile: (filePa
  */
 export function reversedFilePatch(filePatch: FilePatch): FilePatch | undefined {
   switch (filePatch.op) {
-    case 'update': return { op: 'update', path: filePatch.path, hunks: filePatch.hunks.map(reversedHunk) };
-    case 'rename': return { op: 'rename', fromPath: filePatch.path, path: filePatch.fromPath, hunks: filePatch.hunks.map(reversedHunk) };
+    case 'update': return { op: 'update', path: filePatch.path, hunks: filePatch.hunks.map(swappedHunk), ...swappedBlobs(filePatch) };
+    case 'rename': return { op: 'rename', fromPath: filePatch.path, path: filePatch.fromPath, hunks: filePatch.hunks.map(swappedHunk), ...swappedBlobs(filePatch) };
     case 'add': return { op: 'delete', path: filePatch.path, hunks: [] };
     case 'delete': return { op: 'add', path: filePatch.path, content: oldContent(filePatch.hunks) };
     case 'edit':
@@ -142,15 +144,8 @@ export function reversedFilePatch(filePatch: FilePatch): FilePatch | undefined {
 
 function oldContent(hunks: readonly Hunk[]): string {
   const lines = hunks.flatMap((hunk) => hunk.lines.filter((line) => line.kind !== 'add').map((line) => line.text));
-  const lacksNewline = hunks.some((hunk) => hunk.atEndOfFile && hunk.finalNewline === 'add');
+  const lacksNewline = hunks.some((hunk) => hunk.finalNewline?.old === false);
   return lines.length === 0 ? '' : lines.join('\n') + (lacksNewline ? '' : '\n');
-}
-
-/** The hunk with old and new swapped. Its old side ends at the end of the file when the original's new side did. */
-export function reversedHunk(hunk: Hunk): Hunk {
-  const lines = hunk.lines.map((line): HunkLine => (line.kind === 'context' ? line : { ...line, kind: line.kind === 'add' ? 'remove' : 'add' }));
-  const finalNewline = hunk.finalNewline === 'add' ? 'remove' : hunk.finalNewline === 'remove' ? 'add' : undefined;
-  return { ...hunk, lines, finalNewline, atEndOfFile: endsFile(hunk) };
 }
 
 /** Reversed, the hunk only adds lines: it applies anywhere, so it shows nothing. */

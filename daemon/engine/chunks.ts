@@ -140,7 +140,6 @@ interface BodyState {
   lastKind: HunkLineKind | 'marker' | undefined;
   oldEnded: boolean;
   newEnded: boolean;
-  finalNewline: 'add' | 'remove' | undefined;
 }
 
 interface BodyRead {
@@ -157,16 +156,14 @@ function parseChunkBody(source: ChunkSource, start: number, anchors: readonly st
     const at = Math.max(start - 1, 0);
     return fail(chunkError(source, hunkIndex, `${source.where(at)}: chunk ${hunkIndex + 1} has no lines. Give it context (" "), removed ("-") or added ("+") lines.`));
   }
-  // As in a unified diff: a new side without its final newline ends the file (`endsFile`), and
-  // `atEndOfFile` then tells whether the old side lacked it too, which a reversal needs.
-  const atEndOfFile = state.oldEnded || (endOfFileMarker && !state.newEnded);
-  const hunk: Hunk = { anchors: [...anchors], lines: state.lines, atEndOfFile };
-  return ok({ hunk: state.finalNewline === undefined ? hunk : { ...hunk, finalNewline: state.finalNewline }, next });
+  const marked = state.oldEnded || state.newEnded;
+  const hunk: Hunk = { anchors: [...anchors], lines: state.lines, atEndOfFile: endOfFileMarker || marked };
+  return ok({ hunk: marked ? { ...hunk, finalNewline: { old: !state.oldEnded, new: !state.newEnded } } : hunk, next });
 }
 
 /** Reads body lines from `start` until `*** End of File`, an `@@` line, a `***` directive or the end. */
 function readBody(source: ChunkSource, start: number, hunkIndex: number): Result<BodyRead> {
-  const state: BodyState = { lines: [], pendingBlankLines: [], lastKind: undefined, oldEnded: false, newEnded: false, finalNewline: undefined };
+  const state: BodyState = { lines: [], pendingBlankLines: [], lastKind: undefined, oldEnded: false, newEnded: false };
   for (let index = start; index < source.end; index++) {
     const line = source.lines[index] ?? '';
     if (line.startsWith('@@') || line.startsWith('***')) return closeBody(source, state, index, hunkIndex);
@@ -230,8 +227,6 @@ function readNoNewlineMarker(state: BodyState): string | undefined {
   if (kind === undefined || kind === 'marker') return 'must follow a context, "-" or "+" line.';
   if (kind !== 'add') state.oldEnded = true;
   if (kind !== 'remove') state.newEnded = true;
-  if (kind === 'add') state.finalNewline = 'remove';
-  else if (kind === 'remove' && state.finalNewline === undefined) state.finalNewline = 'add';
   state.lastKind = 'marker';
   return undefined;
 }

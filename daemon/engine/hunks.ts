@@ -100,10 +100,10 @@ function locateHunk(hunk: Hunk, from: number, shift: number, context: LocateCont
   }
   const hint = hunk.oldStart === undefined ? undefined : hunk.oldStart - 1 + shift;
   const old = oldLines(hunk);
-  if (old.length === 0) return ok({ start: insertionPoint(hunk, searchFrom, hint, index.length), tier: 'exact' });
+  if (old.length === 0) return endsAsSaid(hunk, context) ?? ok({ start: insertionPoint(hunk, searchFrom, hint, index.length), tier: 'exact' });
   const clampedHint = hint === undefined ? undefined : Math.min(Math.max(hint, searchFrom), index.length - old.length);
-  const outcome = seekHunk(index, { old, from: searchFrom, hint: clampedHint, atEnd: endsFile(hunk), tiers });
-  if (outcome.kind === 'found') return ok({ start: outcome.start, tier: outcome.tier });
+  const outcome = seekHunk(index, { old, from: searchFrom, hint: clampedHint, atEnd: hunk.atEndOfFile, tiers });
+  if (outcome.kind === 'found') return endsAsSaid(hunk, context) ?? ok({ start: outcome.start, tier: outcome.tier });
   if (outcome.kind === 'ambiguous') {
     const lines = outcome.starts.map((start) => start + 1).join(', ');
     return fail(engineError('ambiguous_context', `Hunk ${hunkIndex + 1} of ${path} matches at several places (lines ${lines}${outcome.starts.length >= 5 ? ', …' : ''}).`, { path, hunkIndex }));
@@ -111,9 +111,16 @@ function locateHunk(hunk: Hunk, from: number, shift: number, context: LocateCont
   return fail(explainMissing(old, hunk, searchFrom, context));
 }
 
+/** A hunk whose marker says the file ends without a final newline (or with one) must find it so, as `git apply` does. */
+function endsAsSaid(hunk: Hunk, { index, path, hunkIndex }: LocateContext): Result<never> | undefined {
+  if (hunk.finalNewline === undefined || hunk.finalNewline.old === index.finalNewline) return undefined;
+  const said = hunk.finalNewline.old ? 'with a newline (its `\\ No newline at end of file` marks only the new side)' : 'without a newline (`\\ No newline at end of file`)';
+  return fail(engineError('context_not_found', `Hunk ${hunkIndex + 1} of ${path} says the file ends ${said}, but it ${index.finalNewline ? 'has one' : 'has none'}.`, { path, hunkIndex }));
+}
+
 /** A hunk of added lines only: after its anchor, at its hinted line, or else at the end of the file. */
 function insertionPoint(hunk: Hunk, searchFrom: number, hint: number | undefined, length: number): number {
-  if (hunk.anchors.length > 0 || endsFile(hunk)) return endsFile(hunk) ? length : searchFrom;
+  if (hunk.anchors.length > 0 || hunk.atEndOfFile) return hunk.atEndOfFile ? length : searchFrom;
   if (hint === undefined) return length;
   return Math.min(Math.max(hint, searchFrom), length);
 }
@@ -121,24 +128,15 @@ function insertionPoint(hunk: Hunk, searchFrom: number, hint: number | undefined
 function explainMissing(old: readonly string[], hunk: Hunk, searchFrom: number, context: LocateContext): EngineError {
   const { index, path, hunkIndex, tiers, previousStart } = context;
   if (hunkIndex > 0 && previousStart < searchFrom) {
-    const overlapping = seekHunk(index, { old, from: previousStart, atEnd: endsFile(hunk), tiers });
+    const overlapping = seekHunk(index, { old, from: previousStart, atEnd: hunk.atEndOfFile, tiers });
     if (overlapping.kind === 'found' && overlapping.start < searchFrom) {
       return engineError('overlapping_edits', `Hunk ${hunkIndex + 1} of ${path} overlaps the lines changed by hunk ${hunkIndex}.`, { path, hunkIndex });
     }
   }
   const nearest = findNearestRegion(index, old, 0);
-  const where = endsFile(hunk) ? ' at the end of the file' : searchFrom > 0 ? ` after line ${searchFrom}` : '';
+  const where = hunk.atEndOfFile ? ' at the end of the file' : searchFrom > 0 ? ` after line ${searchFrom}` : '';
   const near = nearest ? ` The closest text starts at line ${nearest.line} (${Math.round(nearest.similarity * 100)}% of lines alike).` : '';
   return engineError('context_not_found', `The context of hunk ${hunkIndex + 1} is not in ${path}${where}.${near}`, { path, hunkIndex, nearest });
-}
-
-/**
- * The hunk must end at the end of the file: its old side says so, or its new side lacks the
- * final newline (`\ No newline at end of file` after an added line), which only the file's last
- * line can — so the old lines it replaces end the file too, as `git apply` requires.
- */
-export function endsFile(hunk: Hunk): boolean {
-  return hunk.atEndOfFile || hunk.finalNewline === 'remove';
 }
 
 function oldLines(hunk: Hunk): string[] {
@@ -163,7 +161,7 @@ function spliceHunks(target: Target, located: readonly Located[], reports: reado
     writer.copy(copied, start);
     edits.push(writeHunk(hunk, target, start, writer));
     copied = start + length;
-    if (copied === target.index.length && hunk.finalNewline) finalNewline = hunk.finalNewline === 'add';
+    if (copied === target.index.length && hunk.finalNewline) finalNewline = hunk.finalNewline.new;
   }
   writer.copy(copied, target.index.length);
   return { pieces: writer.finish(finalNewline), finalNewline, lineCount: writer.lineCount, reports, edits };
@@ -211,5 +209,7 @@ function writeHunk(hunk: Hunk, target: Target, start: number, writer: TextWriter
 function stripBom(hunk: Hunk, bomOnly: boolean): Hunk {
   if (!hunk.lines.some((line) => line.text.startsWith(BOM))) return hunk;
   const lines = bomOnly ? hunk.lines.filter((line) => line.kind === 'add' || line.text !== BOM) : hunk.lines;
-  return { ...hunk, lines: lines.map((line) => (line.text.startsWith(BOM) ? { ...line, text: line.text.slice(1) } : line)) };
+  const stripped = { ...hunk, lines: lines.map((line) => (line.text.startsWith(BOM) ? { ...line, text: line.text.slice(1) } : line)) };
+  // git reads a lone BOM as a line without its newline; without it, the file is empty, which counts as ending with one.
+  return bomOnly && hunk.finalNewline ? { ...stripped, finalNewline: { ...hunk.finalNewline, old: true } } : stripped;
 }

@@ -24,11 +24,13 @@ export class LineIndex {
   readonly #positions = new Map<LineTier, Map<string, number[]>>();
   readonly #scans = new Map<LineTier, number>();
   readonly length: number;
+  readonly finalNewline: boolean;
 
   constructor(file: TextFile, view: LineView = 'content') {
     this.#file = file;
     this.#view = view;
     this.length = lineCount(file);
+    this.finalNewline = file.finalNewline;
   }
 
   /** Line `index` as the file spells it, in this index's view. */

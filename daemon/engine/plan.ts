@@ -1,6 +1,7 @@
 /** Turning a parsed patch plus the current files into a plan: new bytes, hunk reports, diffs. */
 import { alreadyAppliedError } from './alreadyApplied.ts';
 import { planEdit } from './edits.ts';
+import { emptinessAsSaid } from './blobs.ts';
 import { engineError } from './errors.ts';
 import { applyHunks } from './hunks.ts';
 import { loneCarriageReturnError, missesLoneCarriageReturns } from './loneCarriageReturns.ts';
@@ -9,7 +10,7 @@ import { planSeries } from './series.ts';
 import { requireAbsent, requireFile, requireText, type Files } from './snapshots.ts';
 import { assemble, decodeText, encodeText, lineCount } from './text.ts';
 import { ALL_TIERS, EXACT_ONLY, type LineTier } from './tiers.ts';
-import { fail, ok, type FilePatch, type Hunk, type ParsedPatch, type Plan, type PlannedFile, type PlanOptions, type Result } from './types.ts';
+import { fail, ok, type BlobIds, type FilePatch, type Hunk, type ParsedPatch, type Plan, type PlannedFile, type PlanOptions, type Result } from './types.ts';
 
 export function planPatch(parsed: ParsedPatch, files: Files, options: PlanOptions = {}): Result<Plan> {
   const tiers = options.fuzz === 'exact' ? EXACT_ONLY : ALL_TIERS;
@@ -40,8 +41,8 @@ function planFileOrExplain(filePatch: FilePatch, files: Files, tiers: readonly L
 function planFile(filePatch: FilePatch, files: Files, tiers: readonly LineTier[]): Result<PlannedFile> {
   switch (filePatch.op) {
     case 'add': return planAdd(filePatch.path, filePatch.content, files);
-    case 'update': return planUpdate(filePatch.path, filePatch.path, filePatch.hunks, files, tiers);
-    case 'rename': return planRename(filePatch.fromPath, filePatch.path, filePatch.hunks, files, tiers);
+    case 'update': return planUpdate({ fromPath: filePatch.path, path: filePatch.path, hunks: filePatch.hunks, blobs: filePatch.blobs }, files, tiers);
+    case 'rename': return planRename(filePatch, files, tiers);
     case 'delete': return planDelete(filePatch.path, filePatch.hunks, filePatch.mustBeEmpty ?? false, files, tiers);
     case 'write': return planWrite(filePatch.path, filePatch.content, filePatch.mayReplace, files);
     case 'edit': return planEdit(filePatch.path, filePatch.edits, files, tiers);
@@ -67,9 +68,20 @@ function planWrite(path: string, content: string, mayReplace: boolean, files: Fi
   return ok({ op: 'update', path, after: encodeText(content), hunks: [], diff, diagnostics: [] });
 }
 
-function planUpdate(fromPath: string, path: string, hunks: readonly Hunk[], files: Files, tiers: readonly LineTier[]): Result<PlannedFile> {
-  const source = requireText(fromPath, files);
+interface HunksOfFile {
+  readonly fromPath: string;
+  readonly path: string;
+  readonly hunks: readonly Hunk[];
+  readonly blobs?: BlobIds | undefined;
+}
+
+function planUpdate({ fromPath, path, hunks, blobs }: HunksOfFile, files: Files, tiers: readonly LineTier[]): Result<PlannedFile> {
+  const bytes = requireFile(fromPath, files);
+  if (!bytes.ok) return bytes;
+  const source = decodeText(bytes.value, fromPath);
   if (!source.ok) return source;
+  const emptiness = emptinessAsSaid(fromPath, bytes.value, blobs);
+  if (emptiness) return fail(emptiness);
   const applied = applyHunks(source.value, hunks, fromPath, tiers);
   if (!applied.ok) return applied;
   const { pieces, finalNewline, reports, edits } = applied.value;
@@ -82,10 +94,11 @@ function planUpdate(fromPath: string, path: string, hunks: readonly Hunk[], file
   return ok({ op, path, fromPath: op === 'rename' ? fromPath : undefined, after: assemble(source.value, pieces), hunks: reports, diff, diagnostics: [] });
 }
 
-function planRename(fromPath: string, path: string, hunks: readonly Hunk[], files: Files, tiers: readonly LineTier[]): Result<PlannedFile> {
+function planRename(filePatch: Extract<FilePatch, { op: 'rename' }>, files: Files, tiers: readonly LineTier[]): Result<PlannedFile> {
+  const { fromPath, path, hunks } = filePatch;
   const free = requireAbsent(path, files);
   if (!free.ok) return free;
-  if (hunks.length > 0) return planUpdate(fromPath, path, hunks, files, tiers);
+  if (hunks.length > 0) return planUpdate(filePatch, files, tiers);
   const source = requireFile(fromPath, files);
   if (!source.ok) return source;
   return ok({ op: 'rename', path, fromPath, after: source.value, hunks: [], diff: '', diagnostics: [] });

@@ -6,8 +6,7 @@
  * does not list the deleted lines) cannot be inverted: `not_reversible`.
  */
 import { engineError } from './errors.ts';
-import { endsFile } from './hunks.ts';
-import { fail, ok, type FilePatch, type Hunk, type HunkLine, type ParsedPatch, type Result, type TextEdit } from './types.ts';
+import { fail, ok, type BlobIds, type FilePatch, type Hunk, type HunkLine, type ParsedPatch, type Result, type TextEdit } from './types.ts';
 
 export function reversePatch(parsed: ParsedPatch): Result<ParsedPatch> {
   const files: FilePatch[] = [];
@@ -21,8 +20,8 @@ export function reversePatch(parsed: ParsedPatch): Result<ParsedPatch> {
 
 function reverseFile(file: FilePatch): Result<FilePatch> {
   switch (file.op) {
-    case 'update': return ok({ op: 'update', path: file.path, hunks: reverseHunks(file.hunks) });
-    case 'rename': return ok({ op: 'rename', fromPath: file.path, path: file.fromPath, hunks: reverseHunks(file.hunks) });
+    case 'update': return ok({ op: 'update', path: file.path, hunks: reverseHunks(file.hunks), ...swappedBlobs(file) });
+    case 'rename': return ok({ op: 'rename', fromPath: file.path, path: file.fromPath, hunks: reverseHunks(file.hunks), ...swappedBlobs(file) });
     case 'add': return ok(deletionOf(file.path, file.content));
     case 'delete': return additionOf(file);
     case 'edit': return reverseEdits(file.path, file.edits);
@@ -41,14 +40,20 @@ function reverseHunks(hunks: readonly Hunk[]): Hunk[] {
 }
 
 function reverseHunk(hunk: Hunk, shift: number): Hunk {
+  const swapped = swappedHunk(hunk);
+  return hunk.oldStart === undefined ? swapped : { ...swapped, oldStart: Math.max(1, hunk.oldStart + shift) };
+}
+
+/** The hunk with its old and new sides swapped (its line hint kept as it was). */
+export function swappedHunk(hunk: Hunk): Hunk {
   const lines = hunk.lines.map((line): HunkLine => (line.kind === 'context' ? line : { kind: line.kind === 'add' ? 'remove' : 'add', text: line.text }));
-  // A side without a final newline ends the file, so the swapped hunk ends at the end too.
-  const reversed: { -readonly [K in keyof Hunk]: Hunk[K] } = { anchors: hunk.anchors, lines, atEndOfFile: endsFile(hunk) };
-  if (hunk.oldStart !== undefined) reversed.oldStart = Math.max(1, hunk.oldStart + shift);
-  // `add`: only the old side lacked the newline; `remove`: the new side lacks it (and the old side too when at the end).
-  if (hunk.finalNewline === 'add') reversed.finalNewline = 'remove';
-  if (hunk.finalNewline === 'remove') reversed.finalNewline = hunk.atEndOfFile ? 'remove' : 'add';
-  return reversed;
+  const finalNewline = hunk.finalNewline && { old: hunk.finalNewline.new, new: hunk.finalNewline.old };
+  return { ...hunk, lines, finalNewline };
+}
+
+/** The blob ids of a file patch, old and new swapped (nothing when it has none). */
+export function swappedBlobs({ blobs }: { readonly blobs?: BlobIds | undefined }): { blobs?: BlobIds } {
+  return blobs === undefined ? {} : { blobs: { old: blobs.new, new: blobs.old } };
 }
 
 /** Undoing an addition deletes the file, checking it still holds what was added. */
@@ -59,7 +64,7 @@ function deletionOf(path: string, content: string): FilePatch {
   const hunk: Hunk = {
     oldStart: 1, anchors: [], atEndOfFile: true,
     lines: texts.map((text) => ({ kind: 'remove', text })),
-    ...(lacksNewline ? { finalNewline: 'add' as const } : {}),
+    ...(lacksNewline ? { finalNewline: { old: false, new: true } } : {}),
   };
   return { op: 'delete', path, hunks: [hunk] };
 }
@@ -72,7 +77,7 @@ function additionOf(file: Extract<FilePatch, { op: 'delete' }>): Result<FilePatc
   const [hunk, ...more] = file.hunks;
   if (more.length > 0 || hunk === undefined || hunk.lines.some((line) => line.kind === 'add')) return notReversible(file.path, 'the deletion does not list the whole file');
   const text = hunk.lines.map((line) => line.text).join('\n');
-  return ok({ op: 'add', path: file.path, content: hunk.finalNewline === 'add' ? text : `${text}\n` });
+  return ok({ op: 'add', path: file.path, content: hunk.finalNewline?.old === false ? text : `${text}\n` });
 }
 
 /** Edits apply in order on the running content, so their inverses apply in the opposite order. */

@@ -68,16 +68,21 @@ export interface Hunk {
   readonly anchors: readonly string[];
   readonly lines: readonly HunkLine[];
   /**
-   * The hunk's old side must end at the end of the file (`*** End of File`, or `\ No newline` on
-   * the old side). A hunk whose new side lacks the final newline (`finalNewline: 'remove'`) ends
-   * the file too (`endsFile` in hunks.ts); there this says whether the old side lacked it as well.
+   * The hunk must end at the end of the file: `*** End of File`, or a `\ No newline at end of file`
+   * marker (the lines after a hunk are the same on both sides, so where one side ends, so does the other).
    */
   readonly atEndOfFile: boolean;
   /**
-   * What the patch says about the file's final newline when this hunk reaches the end of the file:
-   * `add` / `remove` from `\ No newline at end of file` markers; absent means keep what the file had.
+   * Whether each side ends with a newline, when a `\ No newline at end of file` marker spoke: the
+   * marked side lacks it, the other has it. The file must then end as `old` says, and ends as `new`
+   * says. Absent: the patch says nothing, and the file keeps what it had.
    */
-  readonly finalNewline?: 'add' | 'remove' | undefined;
+  readonly finalNewline?: FinalNewline | undefined;
+}
+
+export interface FinalNewline {
+  readonly old: boolean;
+  readonly new: boolean;
 }
 
 /** A text-level edit of one file, applied in order on the running content. */
@@ -94,12 +99,18 @@ export type TextEdit =
   /** Insert `text` after 1-based line `line` (0 = at the top). */
   | { readonly kind: 'insert'; readonly line: number; readonly text: string };
 
+/** A file's git blob ids before and after the change, from a git diff's `index` line (usually abbreviated). */
+export interface BlobIds {
+  readonly old: string;
+  readonly new: string;
+}
+
 export type FilePatch =
   | { readonly op: 'add'; readonly path: string; readonly content: string }
-  | { readonly op: 'update'; readonly path: string; readonly hunks: readonly Hunk[] }
+  | { readonly op: 'update'; readonly path: string; readonly hunks: readonly Hunk[]; readonly blobs?: BlobIds | undefined }
   /** `hunks` empty: delete whatever is there (codex, V4A, empty-file git delete checks emptiness via `mustBeEmpty`). */
   | { readonly op: 'delete'; readonly path: string; readonly hunks: readonly Hunk[]; readonly mustBeEmpty?: boolean }
-  | { readonly op: 'rename'; readonly fromPath: string; readonly path: string; readonly hunks: readonly Hunk[] }
+  | { readonly op: 'rename'; readonly fromPath: string; readonly path: string; readonly hunks: readonly Hunk[]; readonly blobs?: BlobIds | undefined }
   | { readonly op: 'edit'; readonly path: string; readonly edits: readonly TextEdit[] }
   /** Whole-file write; `mayReplace` only when the caller pinned the current content's hash. */
   | { readonly op: 'write'; readonly path: string; readonly content: string; readonly mayReplace: boolean };

@@ -25,6 +25,7 @@ export interface UnifiedOptions extends StripOptions {
 
 const BINARY_FILES = /^Binary files .* differ$/;
 const SUBMODULE_MODE = /(?:^|\s|\.\.)160000(?:\s|$)/;
+const INDEX_LINE = /^index ([0-9a-f]{7,64})\.\.([0-9a-f]{7,64})(?: [0-7]{6})?$/;
 const METADATA_PREFIXES = ['index ', 'similarity index ', 'dissimilarity index ', 'new file mode ', 'deleted file mode ', 'old mode ', 'new mode '] as const;
 
 /** Parses a unified or git diff. `lines` come from `splitPatchLines`. Never throws. */
@@ -305,6 +306,8 @@ function readGitMetadata(state: ParserState, headers: GitHeaders, text: string):
     return engineError('unsupported_git_patch_feature', `Line ${state.index + 1} (${quoteLine(text)}) belongs to a submodule; submodule patches are not supported.`);
   }
   state.ignoredMetadata.push(text);
+  const blobs = INDEX_LINE.exec(text);
+  if (blobs) headers.blobs = { old: blobs[1]!, new: blobs[2]! };
   if (prefix === 'new file mode ') headers.newFile = true;
   if (prefix === 'deleted file mode ') headers.deletedFile = true;
   if (prefix === 'old mode ' || prefix === 'new mode ') headers.modeChange = true;
@@ -325,14 +328,15 @@ function unsupportedFeature(text: string, index: number): EngineError | undefine
 function buildFilePatch(target: Target, parsed: readonly ParsedHunk[]): Result<FilePatch | null> {
   const { oldPath, newPath } = target;
   const hunks = parsed.map((entry) => entry.hunk);
-  if (target.rename && oldPath !== null && newPath !== null) return ok({ op: 'rename', fromPath: oldPath, path: newPath, hunks });
+  const blobs = target.git?.blobs === undefined ? {} : { blobs: target.git.blobs };
+  if (target.rename && oldPath !== null && newPath !== null) return ok({ op: 'rename', fromPath: oldPath, path: newPath, hunks, ...blobs });
   if (oldPath === null && newPath === null) {
     return fail(engineError('parse_error', `The file section at line ${target.line} has /dev/null on both the --- and the +++ line.`));
   }
   if (parsed.length === 0) return buildEmptySection(target);
   if (oldPath === null) return buildAdd(newPath ?? '', parsed);
   if (newPath === null) return buildDelete(oldPath, parsed);
-  return ok({ op: 'update', path: newPath, hunks });
+  return ok({ op: 'update', path: newPath, hunks, ...blobs });
 }
 
 /** Without hunks only git metadata or `diff -N`'s epoch dates can say what to do: add or delete an empty file, or change a mode. */
@@ -359,7 +363,7 @@ function buildAdd(path: string, parsed: readonly ParsedHunk[]): Result<FilePatch
     for (const hunkLine of hunk.lines) texts.push(hunkLine.text);
   }
   const last = parsed[parsed.length - 1]?.hunk;
-  const finalNewline = last?.finalNewline === 'remove' ? '' : '\n';
+  const finalNewline = last?.finalNewline?.new === false ? '' : '\n';
   return ok({ op: 'add', path, content: texts.join('\n') + finalNewline });
 }
 

@@ -262,10 +262,10 @@ function buildHunk(context: HunkContext, items: readonly BodyItem[], counts: Hun
     return fail(engineError('unsupported_git_patch_feature', `Hunk ${hunkIndex + 1} of ${path} (line ${context.headerIndex + 1}) changes a submodule commit; submodule patches are not supported.`, { path, hunkIndex }));
   }
   noteCountMismatch(context, lines, counts);
-  const hunk: { -readonly [K in keyof Hunk]: Hunk[K] } = { anchors: [], lines, atEndOfFile: oldLacksNewline };
+  const marked = oldLacksNewline || newLacksNewline;
+  const hunk: { -readonly [K in keyof Hunk]: Hunk[K] } = { anchors: [], lines, atEndOfFile: marked };
   if (counts.oldStart !== undefined) hunk.oldStart = counts.oldStart;
-  if (newLacksNewline) hunk.finalNewline = 'remove';
-  else if (oldLacksNewline) hunk.finalNewline = 'add';
+  if (marked) hunk.finalNewline = { old: !oldLacksNewline, new: !newLacksNewline };
   return ok(hunk);
 }
 

@@ -9,7 +9,7 @@
  */
 import { engineError, type EngineError } from './errors.ts';
 import { normalizePaths, stripGitPrefixes, stripPaths } from './strip.ts';
-import { fail, ok, type Result } from './types.ts';
+import { fail, ok, type BlobIds, type Result } from './types.ts';
 import { GIT_HEADER, lineAt, quoteLine, withoutCr, type LineCursor } from './unifiedLines.ts';
 
 /** The two paths of a `---`/`+++` pair as written (unquoted, timestamp dropped); null is `/dev/null`. */
@@ -35,6 +35,7 @@ export interface GitHeaders {
   newFile: boolean;
   deletedFile: boolean;
   modeChange: boolean;
+  blobs?: BlobIds;
   fileHeaders?: RawPaths;
 }
 

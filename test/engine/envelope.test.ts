@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 import fc from 'fast-check';
 import { parseEnvelope } from '../../daemon/engine/envelope.ts';
-import { endsFile } from '../../daemon/engine/hunks.ts';
 import { LIMITS } from '../../daemon/engine/limits.ts';
 import { fromText, hunksOf, parserHarness } from '../helpers/parserHarness.ts';
 
@@ -121,27 +120,28 @@ test('after *** End of File a new chunk must start with @@', () => {
   assert.equal(error.hunkIndex, 1);
 });
 
-test('\\ No newline after a + line: finalNewline remove, at the end of the file, the old side with its newline', () => {
+test('\\ No newline after a + line: the new side lacks the final newline, the old side has it; the chunk ends the file', () => {
   for (const end of [[], ['*** End of File']]) {
     const [hunk] = hunksOf(onlyFile(envelope('*** Update File: n.txt', '@@', '-last', '+LAST', '\\ No newline at end of file', ...end)));
-    assert.equal(hunk?.finalNewline, 'remove');
-    assert.equal(endsFile(hunk!), true);
-    assert.equal(hunk?.atEndOfFile, false, 'as in a unified diff: only the new side lacks the newline');
+    assert.deepEqual(hunk?.finalNewline, { old: true, new: false });
+    assert.equal(hunk?.atEndOfFile, true);
   }
 });
 
-test('\\ No newline after the - line only: finalNewline add', () => {
+test('\\ No newline after the - line only: the old side lacks it, the new side has it', () => {
   const [hunk] = hunksOf(onlyFile(envelope('*** Update File: n.txt', '@@', '-last', '\\ No newline at end of file', '+LAST')));
-  assert.equal(hunk?.finalNewline, 'add');
+  assert.deepEqual(hunk?.finalNewline, { old: false, new: true });
   assert.equal(hunk?.atEndOfFile, true);
 });
 
-test('\\ No newline on both sides: finalNewline remove; after context: keep (undefined)', () => {
+test('\\ No newline on both sides, or after context: both sides lack it; no marker: nothing said', () => {
   const both = hunksOf(onlyFile(envelope('*** Update File: n.txt', '@@', '-a', '\\ No newline at end of file', '+b', '\\ No newline at end of file')))[0];
-  assert.equal(both?.finalNewline, 'remove');
+  assert.deepEqual(both?.finalNewline, { old: false, new: false });
   const context = hunksOf(onlyFile(envelope('*** Update File: n.txt', '@@', '-a', '+b', ' c', '\\ No newline at end of file')))[0];
-  assert.equal(context?.finalNewline, undefined);
+  assert.deepEqual(context?.finalNewline, { old: false, new: false });
   assert.equal(context?.atEndOfFile, true);
+  const unmarked = hunksOf(onlyFile(envelope('*** Update File: n.txt', '@@', '-a', '+b', '*** End of File')))[0];
+  assert.equal(unmarked?.finalNewline, undefined);
 });
 
 test('a misplaced \\ No newline marker is a parse_error', () => {

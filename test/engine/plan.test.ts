@@ -50,13 +50,29 @@ test('a BOM spelled in the patch still matches the first line', () => {
   assert.equal(applied(plan([{ op: 'update', path: 'f', hunks: [hunk('-\uFEFFa\n+A')] }], { f: file('\uFEFFa\n') })), '\uFEFFA\n');
 });
 
-test('no-newline markers add or remove the final newline; a hunk whose new side lacks it must end the file', () => {
-  assert.equal(applied(plan([{ op: 'update', path: 'f', hunks: [hunk('-b\n+c', { finalNewline: 'add', atEndOfFile: true })] }], { f: file('a\nb') })), 'a\nc\n');
-  assert.equal(applied(plan([{ op: 'update', path: 'f', hunks: [hunk('-b\n+c', { finalNewline: 'remove' })] }], { f: file('a\nb\n') })), 'a\nc');
-  assert.equal(rejected(plan([{ op: 'update', path: 'f', hunks: [hunk('-a\n+c', { finalNewline: 'remove' })] }], { f: file('a\nb\n') })), 'context_not_found');
+test('no-newline markers add or remove the final newline; a marked hunk must end the file', () => {
+  const at = (old: boolean, nu: boolean): Partial<Hunk> => ({ finalNewline: { old, new: nu }, atEndOfFile: true });
+  assert.equal(applied(plan([{ op: 'update', path: 'f', hunks: [hunk('-b\n+c', at(false, true))] }], { f: file('a\nb') })), 'a\nc\n');
+  assert.equal(applied(plan([{ op: 'update', path: 'f', hunks: [hunk('-b\n+c', at(true, false))] }], { f: file('a\nb\n') })), 'a\nc');
+  assert.equal(applied(plan([{ op: 'update', path: 'f', hunks: [hunk('-b\n+c', at(false, false))] }], { f: file('a\nb') })), 'a\nc');
+  assert.equal(rejected(plan([{ op: 'update', path: 'f', hunks: [hunk('-a\n+c', at(true, false))] }], { f: file('a\nb\n') })), 'context_not_found');
   // Applied once more, the hunk's old lines are still in the file, but not at its end: already there, not added mid-file.
-  const again = plan([{ op: 'update', path: 'f', hunks: [hunk(' b\n x \n+a', { finalNewline: 'remove', oldStart: 7 })] }], { f: file('x\n\nx \n\nx\nb\nb\nx \na') });
+  const again = plan([{ op: 'update', path: 'f', hunks: [hunk(' b\n x \n+a', { ...at(true, false), oldStart: 7 })] }], { f: file('x\n\nx \n\nx\nb\nb\nx \na') });
   assert.equal(rejected(again), 'already_applied');
+});
+
+test('a marked hunk whose old side ends the file otherwise than the file does is refused, as git apply refuses it', () => {
+  const at = (old: boolean, nu: boolean): Partial<Hunk> => ({ finalNewline: { old, new: nu }, atEndOfFile: true });
+  // The old side has its final newline (the marker is on the new side only); the file lacks it.
+  const error = plan([{ op: 'update', path: 'f', hunks: [hunk('-c\n+\n+c', at(true, false))] }], { f: file('x\nc') });
+  assert.equal(rejected(error), 'context_not_found');
+  assert.ok(!error.ok && /ends with a newline.*has none/.test(error.error.message), JSON.stringify(error));
+  // The old side lacks it; the file has it.
+  assert.equal(rejected(plan([{ op: 'update', path: 'f', hunks: [hunk('-c\n+d', at(false, true))] }], { f: file('x\nc\n') })), 'context_not_found');
+  assert.equal(rejected(plan([{ op: 'update', path: 'f', hunks: [hunk(' c\n+d', at(false, false))] }], { f: file('c\n') })), 'context_not_found');
+  // Lines only added at the end: the old side's claim is about the line before them.
+  assert.equal(applied(plan([{ op: 'update', path: 'f', hunks: [hunk('+d', at(true, false))] }], { f: file('c\n') })), 'c\nd');
+  assert.equal(rejected(plan([{ op: 'update', path: 'f', hunks: [hunk('+d', at(true, false))] }], { f: file('c') })), 'context_not_found');
 });
 
 test('hints resolve duplicates and shift with earlier hunks', () => {

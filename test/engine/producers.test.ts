@@ -188,4 +188,25 @@ describe('already applied or reversed', () => {
     assert.equal(codeOf({ patch }, { 'f.txt': 'a\nc' }), 'already_applied');
     assert.equal(codeOf({ patch }, { 'f.txt': 'a\nc\nmore\n' }), 'context_not_found', 'the new side must end the file');
   });
+
+  test('a git diff of an empty file (its index line names the empty blob) is already_applied once the file holds its lines', () => {
+    for (const index of ['index e69de29..909796d 100644', 'index e69de29bb2d1d6434b8b29ae775ad8c2e48c5391..909796d', 'index 473a0f4c3b..909796d 100644']) {
+      const patch = `diff --git a/f.txt b/f.txt\n${index}\n--- a/f.txt\n+++ b/f.txt\n@@ -0,0 +1,2 @@\n+x\n+y\n`;
+      const first = run({ patch }, { 'f.txt': '' });
+      assert.equal(textOf(first.plan, 'f.txt'), 'x\ny\n', first.message);
+      assert.equal(codeOf({ patch }, { 'f.txt': 'x\ny\n' }), 'already_applied', index);
+      const other = run({ patch }, { 'f.txt': 'z\n' });
+      assert.equal(other.code, 'context_not_found', index);
+      assert.match(other.message ?? '', /says f\.txt was empty .* but it is not/);
+      assert.equal(codeOf({ patch, reverse: true }, { 'f.txt': 'x\ny\n' }), 'applied');
+      assert.equal(codeOf({ patch, reverse: true }, { 'f.txt': '' }), 'already_applied');
+    }
+  });
+
+  test('lines only added (-U0) by a diff of a file that held content do not go into a file emptied since; no index line, no check', () => {
+    const body = '--- a/f.txt\n+++ b/f.txt\n@@ -1,0 +2 @@\n+b\n';
+    assert.equal(codeOf({ patch: `diff --git a/f.txt b/f.txt\nindex 7898192..422c2b7 100644\n${body}` }, { 'f.txt': 'a\n' }), 'applied');
+    assert.equal(codeOf({ patch: `diff --git a/f.txt b/f.txt\nindex 7898192..422c2b7 100644\n${body}` }, { 'f.txt': '' }), 'context_not_found');
+    assert.equal(codeOf({ patch: body }, { 'f.txt': '' }), 'applied');
+  });
 });

@@ -54,6 +54,16 @@ describe('reversePatch', () => {
     roundTrip({ 'f.txt': 'w\nx' }, { patch: '*** Begin Patch\n*** Update File: f.txt\n@@\n w\n-x\n\\ No newline at end of file\n+y\n\\ No newline at end of file\n*** End Patch\n' });
   });
 
+  test('a reversed patch whose marker speaks of the final newline is refused where the file ends otherwise (the forward patch\'s old tree)', () => {
+    // `\nc` → `c\n`: reversed, the old side is `c` with its newline. Applied -R to `\nc` itself, git refuses; it once wrote `\n\nc`.
+    const patch = '--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1 @@\n-\n-c\n\\ No newline at end of file\n+c\n';
+    roundTrip({ 'f.txt': '\nc' }, { patch });
+    const again = applyTo({ 'f.txt': '\nc' }, { patch, reverse: true });
+    assert.ok(!again.ok && again.error.code === 'already_applied', JSON.stringify(again));
+    const drifted = applyTo({ 'f.txt': 'x\nc' }, { patch, reverse: true });
+    assert.ok(!drifted.ok && drifted.error.code === 'context_not_found', JSON.stringify(drifted));
+  });
+
   test('adds become deletes, deletes adds, renames go back', () => {
     const patch = [
       '--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+one\n+two\n\\ No newline at end of file\n',

@@ -100,6 +100,17 @@ describe('RFC verification plan', () => {
     assert.equal(file.fromPath, 'old.txt');
     assert.equal(file.path, 'new.txt');
     assert.equal(file.hunks.length, 1);
+    assert.deepEqual(file.blobs, { old: '1234567', new: '89abcde' });
+  });
+
+  test('the index line gives the blob ids; one that is not two hex ids is only listed', () => {
+    const body = ['--- a/x', '+++ b/x', '@@ -1 +1 @@', '-a', '+b'];
+    const full = onlyFile(patch('diff --git a/x b/x', `index ${'a'.repeat(40)}..${'b'.repeat(40)}`, ...body));
+    assert.ok(full.op === 'update');
+    assert.deepEqual(full.blobs, { old: 'a'.repeat(40), new: 'b'.repeat(40) });
+    const odd = onlyFile(patch('diff --git a/x b/x', 'index 1..2 100644', ...body));
+    assert.ok(odd.op === 'update');
+    assert.equal(odd.blobs, undefined);
   });
 
   test('prefix normalisation: a/ b/ stripped, ./ and // collapsed', () => {
@@ -500,25 +511,25 @@ describe('\\ No newline at end of file', () => {
 
   test('after a removed line: the old side lacked it, the new side gets one', () => {
     const hunk = firstHunk(patch('--- a/x', '+++ b/x', '@@ -1 +1 @@', '-a', MARKER, '+b'));
-    assert.equal(hunk.finalNewline, 'add');
+    assert.deepEqual(hunk.finalNewline, { old: false, new: true });
     assert.equal(hunk.atEndOfFile, true);
   });
 
-  test('after an added line: the new side lacks it', () => {
+  test('after an added line: the new side lacks it, so the hunk ends the file', () => {
     const hunk = firstHunk(patch('--- a/x', '+++ b/x', '@@ -1 +1 @@', '-a', '+b', MARKER));
-    assert.equal(hunk.finalNewline, 'remove');
-    assert.equal(hunk.atEndOfFile, false);
+    assert.deepEqual(hunk.finalNewline, { old: true, new: false });
+    assert.equal(hunk.atEndOfFile, true);
   });
 
   test('on both sides', () => {
     const hunk = firstHunk(patch('--- a/x', '+++ b/x', '@@ -1 +1 @@', '-a', MARKER, '+b', MARKER));
-    assert.equal(hunk.finalNewline, 'remove');
+    assert.deepEqual(hunk.finalNewline, { old: false, new: false });
     assert.equal(hunk.atEndOfFile, true);
   });
 
   test('after a context line: both sides', () => {
     const hunk = firstHunk(patch('--- a/x', '+++ b/x', '@@ -1,2 +1,2 @@', '-a', '+b', ' c', MARKER));
-    assert.equal(hunk.finalNewline, 'remove');
+    assert.deepEqual(hunk.finalNewline, { old: false, new: false });
     assert.equal(hunk.atEndOfFile, true);
   });
 

@@ -97,7 +97,8 @@ test('*** End of File marks the hunk atEndOfFile', () => {
 
 test('\\ No newline at end of file is honoured', () => {
   const [hunk] = hunksOf(update('g.txt', '-Hello\n+Hi\n\\ No newline at end of file'));
-  assert.equal(hunk?.finalNewline, 'remove');
+  assert.deepEqual(hunk?.finalNewline, { old: true, new: false });
+  assert.equal(hunk?.atEndOfFile, true);
 });
 
 test('update_file: an invalid line is a parse_error naming the diff line and the hunk', () => {
