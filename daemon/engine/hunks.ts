@@ -100,9 +100,13 @@ function locateHunk(hunk: Hunk, from: number, shift: number, context: LocateCont
   }
   const hint = hunk.oldStart === undefined ? undefined : hunk.oldStart - 1 + shift;
   const old = oldLines(hunk);
-  if (old.length === 0) return endsAsSaid(hunk, context) ?? ok({ start: insertionPoint(hunk, searchFrom, hint, index.length), tier: 'exact' });
+  if (old.length === 0) {
+    const start = insertionPoint(hunk, searchFrom, hint, index.length);
+    if (start === undefined) return fail(engineError('context_not_found', `Hunk ${hunkIndex + 1} of ${path} adds lines to an empty file, but ${path} is not empty.`, { path, hunkIndex }));
+    return endsAsSaid(hunk, context) ?? ok({ start, tier: 'exact' });
+  }
   const clampedHint = hint === undefined ? undefined : Math.min(Math.max(hint, searchFrom), index.length - old.length);
-  const outcome = seekHunk(index, { old, from: searchFrom, hint: clampedHint, atEnd: hunk.atEndOfFile, tiers });
+  const outcome = seekHunk(index, { old, from: searchFrom, hint: clampedHint, atEnd: hunk.atEndOfFile, atStart: hunk.atStartOfFile, tiers });
   if (outcome.kind === 'found') return endsAsSaid(hunk, context) ?? ok({ start: outcome.start, tier: outcome.tier });
   if (outcome.kind === 'ambiguous') {
     const lines = outcome.starts.map((start) => start + 1).join(', ');
@@ -118,8 +122,9 @@ function endsAsSaid(hunk: Hunk, { index, path, hunkIndex }: LocateContext): Resu
   return fail(engineError('context_not_found', `Hunk ${hunkIndex + 1} of ${path} says the file ends ${said}, but it ${index.finalNewline ? 'has one' : 'has none'}.`, { path, hunkIndex }));
 }
 
-/** A hunk of added lines only: after its anchor, at its hinted line, or else at the end of the file. */
-function insertionPoint(hunk: Hunk, searchFrom: number, hint: number | undefined, length: number): number {
+/** A hunk of added lines only: at the edge it must be at, after its anchor, at its hinted line, or else at the end of the file. */
+function insertionPoint(hunk: Hunk, searchFrom: number, hint: number | undefined, length: number): number | undefined {
+  if (hunk.atStartOfFile === true) return hunk.atEndOfFile && length > 0 ? undefined : 0;
   if (hunk.anchors.length > 0 || hunk.atEndOfFile) return hunk.atEndOfFile ? length : searchFrom;
   if (hint === undefined) return length;
   return Math.min(Math.max(hint, searchFrom), length);
@@ -128,15 +133,20 @@ function insertionPoint(hunk: Hunk, searchFrom: number, hint: number | undefined
 function explainMissing(old: readonly string[], hunk: Hunk, searchFrom: number, context: LocateContext): EngineError {
   const { index, path, hunkIndex, tiers, previousStart } = context;
   if (hunkIndex > 0 && previousStart < searchFrom) {
-    const overlapping = seekHunk(index, { old, from: previousStart, atEnd: hunk.atEndOfFile, tiers });
+    const overlapping = seekHunk(index, { old, from: previousStart, atEnd: hunk.atEndOfFile, atStart: hunk.atStartOfFile, tiers });
     if (overlapping.kind === 'found' && overlapping.start < searchFrom) {
       return engineError('overlapping_edits', `Hunk ${hunkIndex + 1} of ${path} overlaps the lines changed by hunk ${hunkIndex}.`, { path, hunkIndex });
     }
   }
   const nearest = findNearestRegion(index, old, 0);
-  const where = hunk.atEndOfFile ? ' at the end of the file' : searchFrom > 0 ? ` after line ${searchFrom}` : '';
+  const where = edgeOf(hunk) ?? (searchFrom > 0 ? ` after line ${searchFrom}` : '');
   const near = nearest ? ` The closest text starts at line ${nearest.line} (${Math.round(nearest.similarity * 100)}% of lines alike).` : '';
   return engineError('context_not_found', `The context of hunk ${hunkIndex + 1} is not in ${path}${where}.${near}`, { path, hunkIndex, nearest });
+}
+
+function edgeOf(hunk: Hunk): string | undefined {
+  if (hunk.atStartOfFile === true) return hunk.atEndOfFile ? ' as the whole file' : ' at the start of the file';
+  return hunk.atEndOfFile ? ' at the end of the file' : undefined;
 }
 
 function oldLines(hunk: Hunk): string[] {

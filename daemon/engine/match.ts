@@ -114,6 +114,8 @@ export interface SeekRequest {
   readonly hint?: number | undefined;
   /** The match must end at the end of the file. */
   readonly atEnd: boolean;
+  /** The match must start at the first line of the file. */
+  readonly atStart?: boolean | undefined;
   readonly tiers: readonly LineTier[];
   /** A further condition on a match whose lines compare equal (relative indentation checks the indents). */
   readonly accept?: ((start: number) => boolean) | undefined;
@@ -164,9 +166,11 @@ interface MatchRange {
 }
 
 function searchBounds(file: LineIndex, request: SeekRequest): { first: number; last: number } | undefined {
-  const last = file.length - request.old.length;
-  if (last < request.from) return undefined;
-  return { first: request.atEnd ? last : request.from, last };
+  const end = file.length - request.old.length;
+  const first = request.atEnd ? end : request.from;
+  const last = request.atStart === true ? Math.min(end, 0) : end;
+  if (end < request.from || last < first) return undefined;
+  return { first, last };
 }
 
 function accepted(request: SeekRequest, start: number): boolean {

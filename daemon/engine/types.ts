@@ -68,10 +68,13 @@ export interface Hunk {
   readonly anchors: readonly string[];
   readonly lines: readonly HunkLine[];
   /**
-   * The hunk must end at the end of the file: `*** End of File`, or a `\ No newline at end of file`
-   * marker (the lines after a hunk are the same on both sides, so where one side ends, so does the other).
+   * The hunk must end at the end of the file: `*** End of File`, a `\ No newline at end of file`
+   * marker (the lines after a hunk are the same on both sides, so where one side ends, so does the
+   * other), or a git diff's hunk without context after its last change (`fileEdges.ts`).
    */
   readonly atEndOfFile: boolean;
+  /** The hunk must begin at the first line of the file: a git diff's hunk without context before its first change (`fileEdges.ts`). */
+  readonly atStartOfFile?: boolean | undefined;
   /**
    * Whether each side ends with a newline, when a `\ No newline at end of file` marker spoke: the
    * marked side lacks it, the other has it. The file must then end as `old` says, and ends as `new`

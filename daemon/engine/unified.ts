@@ -9,6 +9,7 @@
  * unifiedHunks.ts reads its hunks. Line numbers in messages are 1-based lines of the patch text.
  */
 import { engineError, type EngineError } from './errors.ts';
+import { withFileEdges } from './fileEdges.ts';
 import { LIMITS } from './limits.ts';
 import { probeCandidates, provisionalName, resolveBareNames, type BareNames, type ResolvedNames, type StripOptions } from './strip.ts';
 import { fail, ok, type Diagnostic, type FilePatch, type ParsedPatch, type Result, type SeriesPart } from './types.ts';
@@ -327,8 +328,11 @@ function unsupportedFeature(text: string, index: number): EngineError | undefine
 /** The section's `FilePatch`, or null for a mode-only section (nothing to do but list its metadata). */
 function buildFilePatch(target: Target, parsed: readonly ParsedHunk[]): Result<FilePatch | null> {
   const { oldPath, newPath } = target;
-  const hunks = parsed.map((entry) => entry.hunk);
-  const blobs = target.git?.blobs === undefined ? {} : { blobs: target.git.blobs };
+  // An index line says git made the diff, and what the file was.
+  const gitBlobs = target.git?.blobs;
+  const asParsed = parsed.map((entry) => entry.hunk);
+  const hunks = gitBlobs === undefined ? asParsed : withFileEdges(asParsed);
+  const blobs = gitBlobs === undefined ? {} : { blobs: gitBlobs };
   if (target.rename && oldPath !== null && newPath !== null) return ok({ op: 'rename', fromPath: oldPath, path: newPath, hunks, ...blobs });
   if (oldPath === null && newPath === null) {
     return fail(engineError('parse_error', `The file section at line ${target.line} has /dev/null on both the --- and the +++ line.`));

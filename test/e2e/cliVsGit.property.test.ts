@@ -309,10 +309,14 @@ async function checkScenario(base: string, index: number, testCase: Case, prepar
     if (!writes) assert.deepEqual(pdTree, startListing, `patchd --${sc.mode} changed the tree\n${detail}`);
     const code = CODE.exec(pdRun.stdout + pdRun.stderr)?.[1];
     if (intended !== undefined) {
+      const expected = writes ? listingOf(intended) : startListing;
       if (!gitOk) notes.push(`git refused an intended apply (${what}): ${gitRun.stderr.trim()}`);
-      else assert.deepEqual(gitTree, writes ? listingOf(intended) : startListing, `git apply did not give the intended tree\n${detail}`);
+      // At -U0 a `\ No newline` marker can lead git astray: `-R` of `@@ -3,0 +4 @@` adding a last
+      // line without newline also drops the newline of line 3. patchd must still write the intended tree.
+      else if (testCase.context === 0 && patch.includes('\\ No newline') && gitTree.join() !== expected.join()) notes.push(`git wrote another tree than intended (${what})`);
+      else assert.deepEqual(gitTree, expected, `git apply did not give the intended tree\n${detail}`);
       assert.ok(pdOk, `patchd refused where git applies (${code})\n${detail}`);
-      assert.deepEqual(pdTree, writes ? listingOf(intended) : startListing, `patchd's tree is not the intended one${gitOk ? ' (git\'s is)' : ''}\n${detail}`);
+      assert.deepEqual(pdTree, expected, `patchd's tree is not the intended one${gitOk ? ' (git\'s is)' : ''}\n${detail}`);
       return;
     }
     // A -U0 patch on a tree it was not made from: context-free hunks go wherever the numbers say,

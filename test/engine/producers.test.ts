@@ -203,6 +203,28 @@ describe('already applied or reversed', () => {
     }
   });
 
+  test('a git diff hunk with no context before (after) its change begins (ends) the file, so applying it again is already_applied', () => {
+    const git = (body: string) => `diff --git a/f.txt b/f.txt\nindex 1e2f3a4..5b6c7d8 100644\n--- a/f.txt\n+++ b/f.txt\n${body}`;
+    const around = '@@ -1,2 +1,4 @@\n+top\n a\n b\n+end\n';
+    assert.equal(textOf(run({ patch: git(around) }, { 'f.txt': 'a\nb\n' }).plan, 'f.txt'), 'top\na\nb\nend\n');
+    assert.equal(codeOf({ patch: git(around) }, { 'f.txt': 'top\na\nb\nend\n' }), 'already_applied');
+    const atTop = '@@ -1,3 +1,4 @@\n+top\n a\n b\n c\n';
+    assert.equal(codeOf({ patch: git(atTop) }, { 'f.txt': 'top\na\nb\nc\nd\n' }), 'already_applied');
+    const atTopAgain = run({ patch: git(atTop) }, { 'f.txt': 'new\na\nb\nc\n' });
+    assert.equal(atTopAgain.code, 'context_not_found');
+    assert.match(atTopAgain.message ?? '', /at the start of the file/);
+    const atEnd = '@@ -2,2 +2,3 @@\n b\n c\n+end\n';
+    assert.equal(codeOf({ patch: git(atEnd) }, { 'f.txt': 'a\nb\nc\nend\n' }), 'already_applied');
+    assert.equal(codeOf({ patch: git(atEnd) }, { 'f.txt': 'a\nb\nc\nmore\n' }), 'context_not_found');
+    // Line numbers moved (as a model copying the diff may move them) do not matter: the context does.
+    assert.equal(textOf(run({ patch: git(atEnd.replace('-2,2 +2,3', '-9,2 +9,3')) }, { 'f.txt': 'a\nb\nc\n' }).plan, 'f.txt'), 'a\nb\nc\nend\n');
+    // Without an index line (a diff by hand or by a model, context trimmed at will) the hunk goes where its context is.
+    assert.equal(textOf(run({ patch: `--- a/f.txt\n+++ b/f.txt\n${atEnd}` }, { 'f.txt': 'a\nb\nc\nmore\n' }).plan, 'f.txt'), 'a\nb\nc\nend\nmore\n');
+    // Nor does a git diff without any context (-U0) say anything about edges.
+    const zero = git('@@ -3,0 +4 @@\n+end\n');
+    assert.equal(textOf(run({ patch: zero }, { 'f.txt': 'a\nb\nc\nmore\n' }).plan, 'f.txt'), 'a\nb\nc\nend\nmore\n');
+  });
+
   test('lines only added (-U0) by a diff of a file that held content do not go into a file emptied since; no index line, no check', () => {
     const body = '--- a/f.txt\n+++ b/f.txt\n@@ -1,0 +2 @@\n+b\n';
     assert.equal(codeOf({ patch: `diff --git a/f.txt b/f.txt\nindex 7898192..422c2b7 100644\n${body}` }, { 'f.txt': 'a\n' }), 'applied');
