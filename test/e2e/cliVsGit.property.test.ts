@@ -10,7 +10,10 @@
  *   intended tree (`--check` / `--dry-run`: nothing written);
  * - forward on the new tree and `-R` on the old one (mostly refused): wherever git applies,
  *   patchd writes the same bytes or refuses as ambiguous (DESIGN, Matching); where git
- *   refuses and patchd applies, only through a tolerance tier its receipt names.
+ *   refuses and patchd applies, only through a tolerance tier its receipt names;
+ * - forward on the old tree with lines added above and below the files it changes: patchd
+ *   writes the intended change one place lower or refuses; where git applies, patchd refuses
+ *   only as ambiguous, and applies elsewhere than intended only where git did the same.
  * Whatever patchd refuses, it changes nothing. Options: plain, `--check`, `--dry-run` (against
  * `git apply --check`), `-R`, `-p0` for `--no-prefix` patches, `-p1` or none otherwise, the patch
  * from a file or from stdin. A `-U0` patch is given to git with `--unidiff-zero`, the one git
@@ -76,7 +79,8 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 );
 
 type Mode = 'apply' | 'check' | 'dry-run';
-type Kind = 'forward' | 'reverse' | 'again' | 'reverse-old';
+/** `drifted`: forward on the old tree after lines were added at the top and bottom of the files it changes. */
+type Kind = 'forward' | 'reverse' | 'again' | 'reverse-old' | 'drifted';
 
 interface Scenario {
   /** forward on the old tree, -R on the new one (intended); forward on the new, -R on the old (mostly refused). */
@@ -101,6 +105,13 @@ interface Case {
   readonly noPrefix: boolean;
   readonly renames: boolean;
   readonly scenarios: readonly Scenario[];
+  /** Lines put before and after the content of each file the patch changes in place, for `drifted`. */
+  readonly drift: Drift;
+}
+
+interface Drift {
+  readonly above: number;
+  readonly below: number;
 }
 
 const caseOf: fc.Arbitrary<Case> = fc.record({
@@ -110,8 +121,9 @@ const caseOf: fc.Arbitrary<Case> = fc.record({
   noPrefix: fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
   renames: fc.oneof({ weight: 2, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
   // One or two runs of each tool per case: a run of patchd costs about a second of CPU.
-  scenarios: fc.tuple(scenario(['forward', 'reverse']), fc.option(scenario(['forward', 'reverse', 'again', 'reverse-old']), { nil: undefined }))
+  scenarios: fc.tuple(scenario(['forward', 'reverse']), fc.option(scenario(['forward', 'reverse', 'again', 'reverse-old', 'drifted']), { nil: undefined }))
     .map(([first, second]) => (second === undefined ? [first] : [first, second])),
+  drift: fc.record({ above: fc.integer({ min: 0, max: 3 }), below: fc.integer({ min: 0, max: 3 }) }).filter(({ above, below }) => above + below > 0),
 });
 
 function splitLines(text: string, eol: string): { lines: string[]; finalNewline: boolean } {
@@ -166,6 +178,28 @@ function changed(before: Tree, ops: readonly Op[]): Tree {
     }
   }
   return tree;
+}
+
+/**
+ * The old tree after someone else's change, and what the patch should make of it: lines no file
+ * holds (so no context can match them) put above the content of each file the patch changes in
+ * place, and below it when both sides end with a newline. The patch's change is then exactly as
+ * intended one place lower in the file.
+ */
+function drifted(before: Tree, after: Tree, { above, below }: Drift): { start: Tree; intended: Tree } {
+  const start = new Map(before);
+  const intended = new Map(after);
+  for (const [path, old] of before) {
+    const now = after.get(path);
+    if (now === undefined || now === old || old === '') continue;
+    const eol = old.includes('\r\n') ? '\r\n' : '\n';
+    const lines = (count: number, where: string) => Array.from({ length: count }, (_, n) => `drift ${where} ${n}${eol}`).join('');
+    const top = lines(above, 'above');
+    const bottom = old.endsWith(eol) && (now === '' || now.endsWith(eol)) ? lines(below, 'below') : '';
+    start.set(path, top + old + bottom);
+    intended.set(path, top + now + bottom);
+  }
+  return { start, intended };
 }
 
 function git(cwd: string, args: readonly string[], input?: string): { code: number | null; stdout: string; stderr: string } {
@@ -255,6 +289,7 @@ interface Prepared {
   readonly before: Tree;
   readonly after: Tree;
   readonly patch: string;
+  readonly drifted: { readonly start: Tree; readonly intended: Tree };
 }
 
 function prepare(base: string, testCase: Case): Prepared {
@@ -269,7 +304,7 @@ function prepare(base: string, testCase: Case): Prepared {
   writeTree(repo, after);
   gitOk(repo, ['add', '-A']);
   const patch = gitOk(repo, ['diff', '--cached', '--no-color', '--no-ext-diff', `-U${testCase.context}`, testCase.renames ? '-M' : '--no-renames', ...(testCase.noPrefix ? ['--no-prefix'] : [])]);
-  return { before, after, patch };
+  return { before, after, patch, drifted: drifted(before, after, testCase.drift) };
 }
 
 const CODE = /^ {2}([a-z_]+)(?: \([^\n]*\))?: /m;
@@ -277,7 +312,7 @@ const CODE = /^ {2}([a-z_]+)(?: \([^\n]*\))?: /m;
 async function checkScenario(base: string, index: number, testCase: Case, prepared: Prepared, sc: Scenario): Promise<() => void> {
   const { before, after, patch } = prepared;
   const reverse = sc.kind === 'reverse' || sc.kind === 'reverse-old';
-  const start = sc.kind === 'forward' || sc.kind === 'reverse-old' ? before : after;
+  const start = sc.kind === 'drifted' ? prepared.drifted.start : sc.kind === 'forward' || sc.kind === 'reverse-old' ? before : after;
   const intended = sc.kind === 'forward' ? after : sc.kind === 'reverse' ? before : undefined;
   const dir = join(base, `s${index}`);
   const gitDir = join(dir, 'git');
@@ -308,6 +343,22 @@ async function checkScenario(base: string, index: number, testCase: Case, prepar
     if (!pdOk) assert.deepEqual(pdTree, startListing, `patchd refused but changed the tree\n${detail}`);
     if (!writes) assert.deepEqual(pdTree, startListing, `patchd --${sc.mode} changed the tree\n${detail}`);
     const code = CODE.exec(pdRun.stdout + pdRun.stderr)?.[1];
+    // A -U0 patch on a tree it was not made from: context-free hunks go wherever the numbers say,
+    // and `git apply --unidiff-zero` then also takes a mid-file `\ No newline` literally (it
+    // joins two lines), so git is no oracle there; what patchd does is only noted.
+    const oracle = testCase.context > 0;
+    if (sc.kind === 'drifted') {
+      // Refusing may be right (a hunk held to a file's edge, context that now matches twice);
+      // applying anywhere but where the patch was made for is not, unless git chose that place too.
+      const wanted = listingOf(prepared.drifted.intended);
+      if (pdOk && writes && pdTree.join() !== wanted.join()) {
+        if (oracle) assert.ok(gitOk && pdTree.join() === gitTree.join(), `patchd applied a drifted patch elsewhere than intended${gitOk ? ', and elsewhere than git' : ''}\n${detail}`);
+        notes.push(`drifted: patchd applied elsewhere than intended${gitOk && pdTree.join() === gitTree.join() ? ', as git did' : ''} (${what})`);
+      }
+      if (gitOk && !pdOk && oracle) assert.equal(code, 'ambiguous_context', `patchd refused (${code}) a drifted patch git applies\n${detail}`);
+      if (gitOk !== pdOk) notes.push(`drifted: git ${gitOk ? 'applied' : 'refused'}, patchd ${pdOk ? 'applied' : `refused (${code})`} (${what})`);
+      return;
+    }
     if (intended !== undefined) {
       const expected = writes ? listingOf(intended) : startListing;
       if (!gitOk) notes.push(`git refused an intended apply (${what}): ${gitRun.stderr.trim()}`);
@@ -319,10 +370,6 @@ async function checkScenario(base: string, index: number, testCase: Case, prepar
       assert.deepEqual(pdTree, expected, `patchd's tree is not the intended one${gitOk ? ' (git\'s is)' : ''}\n${detail}`);
       return;
     }
-    // A -U0 patch on a tree it was not made from: context-free hunks go wherever the numbers say,
-    // and `git apply --unidiff-zero` then also takes a mid-file `\ No newline` literally (it
-    // joins two lines), so git is no oracle there; what patchd does is only noted.
-    const oracle = testCase.context > 0;
     if (gitOk) {
       if (!pdOk && code === 'ambiguous_context') return void notes.push(`ambiguous for patchd, git applied (${what})`);
       if (!oracle) {
