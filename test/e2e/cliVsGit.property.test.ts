@@ -112,6 +112,8 @@ interface Case {
 interface Drift {
   readonly above: number;
   readonly below: number;
+  /** Lines put between hunks: each picks one of the places no hunk covers (with context only). */
+  readonly between: readonly number[];
 }
 
 const caseOf: fc.Arbitrary<Case> = fc.record({
@@ -123,7 +125,8 @@ const caseOf: fc.Arbitrary<Case> = fc.record({
   // One or two runs of each tool per case: a run of patchd costs about a second of CPU.
   scenarios: fc.tuple(scenario(['forward', 'reverse']), fc.option(scenario(['forward', 'reverse', 'again', 'reverse-old', 'drifted']), { nil: undefined }))
     .map(([first, second]) => (second === undefined ? [first] : [first, second])),
-  drift: fc.record({ above: fc.integer({ min: 0, max: 3 }), below: fc.integer({ min: 0, max: 3 }) }).filter(({ above, below }) => above + below > 0),
+  drift: fc.record({ above: fc.integer({ min: 0, max: 3 }), below: fc.integer({ min: 0, max: 3 }), between: fc.array(fc.nat(), { maxLength: 2 }) })
+    .filter(({ above, below, between }) => above + below + between.length > 0),
 });
 
 function splitLines(text: string, eol: string): { lines: string[]; finalNewline: boolean } {
@@ -180,13 +183,29 @@ function changed(before: Tree, ops: readonly Op[]): Tree {
   return tree;
 }
 
+/** A hunk's lines in the old and the new file, 0-based, from its `@@` header. */
+interface HunkRange {
+  readonly oldStart: number;
+  readonly oldCount: number;
+  readonly newCount: number;
+}
+
+function hunkRanges(diff: string): HunkRange[] {
+  return [...diff.matchAll(/^@@ -(\d+)(?:,(\d+))? \+\d+(?:,(\d+))? @@/gm)].map((match) => ({
+    oldStart: Number(match[1]) - 1,
+    oldCount: match[2] === undefined ? 1 : Number(match[2]),
+    newCount: match[3] === undefined ? 1 : Number(match[3]),
+  }));
+}
+
 /**
  * The old tree after someone else's change, and what the patch should make of it: lines no file
- * holds (so no context can match them) put above the content of each file the patch changes in
- * place, and below it when both sides end with a newline. The patch's change is then exactly as
- * intended one place lower in the file.
+ * holds (so no context can match them) put into each file the patch changes in place, above its
+ * content, between its hunks (where `ranges` says no hunk reaches; only for a patch with context,
+ * whose hunks cover every line they change) and below it when both sides end with a newline. The
+ * patch's change is then exactly as intended, a few lines lower.
  */
-function drifted(before: Tree, after: Tree, { above, below }: Drift): { start: Tree; intended: Tree } {
+function drifted(before: Tree, after: Tree, drift: Drift, ranges: (path: string) => readonly HunkRange[]): { start: Tree; intended: Tree } {
   const start = new Map(before);
   const intended = new Map(after);
   for (const [path, old] of before) {
@@ -194,12 +213,31 @@ function drifted(before: Tree, after: Tree, { above, below }: Drift): { start: T
     if (now === undefined || now === old || old === '') continue;
     const eol = old.includes('\r\n') ? '\r\n' : '\n';
     const lines = (count: number, where: string) => Array.from({ length: count }, (_, n) => `drift ${where} ${n}${eol}`).join('');
-    const top = lines(above, 'above');
-    const bottom = old.endsWith(eol) && (now === '' || now.endsWith(eol)) ? lines(below, 'below') : '';
-    start.set(path, top + old + bottom);
-    intended.set(path, top + now + bottom);
+    const top = lines(drift.above, 'above');
+    const bottom = old.endsWith(eol) && (now === '' || now.endsWith(eol)) ? lines(drift.below, 'below') : '';
+    const [oldBody, newBody] = driftedBetween(old, now, eol, drift.between, ranges(path));
+    start.set(path, top + oldBody + bottom);
+    intended.set(path, top + newBody + bottom);
   }
   return { start, intended };
+}
+
+/** Both sides of a file with a drift line before old line `p` and the new line it became, for each place picked. */
+function driftedBetween(old: string, now: string, eol: string, picks: readonly number[], ranges: readonly HunkRange[]): [string, string] {
+  const oldSide = splitLines(old, eol);
+  const newSide = splitLines(now, eol);
+  // Old lines no hunk covers, context included.
+  const free = oldSide.lines.map((_, line) => line).filter((line) => ranges.every((range) => line < range.oldStart || line >= range.oldStart + range.oldCount));
+  if (ranges.length === 0 || free.length === 0) return [old, now];
+  const places = [...new Set(picks.map((pick) => free[pick % free.length]!))].sort((a, b) => b - a);
+  for (const [n, line] of places.entries()) {
+    const moved = ranges.filter((range) => range.oldStart + range.oldCount <= line).reduce((sum, range) => sum + range.newCount - range.oldCount, 0);
+    assert.equal(newSide.lines[line + moved], oldSide.lines[line], 'a line no hunk covers is the same on both sides');
+    oldSide.lines.splice(line, 0, `drift between ${n}`);
+    newSide.lines.splice(line + moved, 0, `drift between ${n}`);
+  }
+  const join = ({ lines, finalNewline }: { lines: string[]; finalNewline: boolean }) => (lines.length === 0 ? '' : lines.join(eol) + (finalNewline ? eol : ''));
+  return [join(oldSide), join(newSide)];
 }
 
 function git(cwd: string, args: readonly string[], input?: string): { code: number | null; stdout: string; stderr: string } {
@@ -304,7 +342,8 @@ function prepare(base: string, testCase: Case): Prepared {
   writeTree(repo, after);
   gitOk(repo, ['add', '-A']);
   const patch = gitOk(repo, ['diff', '--cached', '--no-color', '--no-ext-diff', `-U${testCase.context}`, testCase.renames ? '-M' : '--no-renames', ...(testCase.noPrefix ? ['--no-prefix'] : [])]);
-  return { before, after, patch, drifted: drifted(before, after, testCase.drift) };
+  const ranges = (path: string) => (testCase.context === 0 ? [] : hunkRanges(gitOk(repo, ['diff', '--cached', '--no-color', '--no-ext-diff', `-U${testCase.context}`, '--no-renames', '--', path])));
+  return { before, after, patch, drifted: drifted(before, after, testCase.drift, ranges) };
 }
 
 const CODE = /^ {2}([a-z_]+)(?: \([^\n]*\))?: /m;
@@ -401,7 +440,8 @@ test('patchd apply against git apply: same success, same bytes, on random trees,
         cases++;
         const { patch } = prepared;
         for (const [feature, present] of [['rename', /^rename from /m.test(patch)], ['new file', /^new file mode/m.test(patch)], ['deleted file', /^deleted file mode/m.test(patch)],
-          ['CRLF', patch.includes('\r\n')], ['no newline', patch.includes('\\ No newline')], ['quoted path', /^diff --git "/m.test(patch)], [`-U${testCase.context}`, true]] as const) if (present) count(feature);
+          ['CRLF', patch.includes('\r\n')], ['no newline', patch.includes('\\ No newline')], ['quoted path', /^diff --git "/m.test(patch)],
+          ['drift between hunks', testCase.scenarios.some((sc) => sc.kind === 'drifted') && [...prepared.drifted.start.values()].some((text) => text.includes('drift between'))], [`-U${testCase.context}`, true]] as const) if (present) count(feature);
         const checks = await Promise.all(testCase.scenarios.map((sc, index) => checkScenario(base, index, testCase, prepared, sc)));
         for (const check of checks) check();
       } finally {
