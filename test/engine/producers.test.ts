@@ -216,6 +216,11 @@ describe('already applied or reversed', () => {
     const atEnd = '@@ -2,2 +2,3 @@\n b\n c\n+end\n';
     assert.equal(codeOf({ patch: git(atEnd) }, { 'f.txt': 'a\nb\nc\nend\n' }), 'already_applied');
     assert.equal(codeOf({ patch: git(atEnd) }, { 'f.txt': 'a\nb\nc\nmore\n' }), 'context_not_found');
+    // Less context before the change than the diff shows elsewhere, at line 1: the hunk begins the file.
+    const short = '@@ -1,3 +1,5 @@\n b\n+a\n+b\n c\n a\n';
+    assert.equal(textOf(run({ patch: git(short) }, { 'f.txt': 'b\nc\na\n' }).plan, 'f.txt'), 'b\na\nb\nc\na\n');
+    assert.equal(codeOf({ patch: git(short) }, { 'f.txt': 'b\na\nb\nc\na\n' }), 'already_applied');
+    assert.equal(textOf(run({ patch: git(short.replace('-1,3 +1,5', '-4,3 +4,5')) }, { 'f.txt': 'z\nz\nz\nb\nc\na\n' }).plan, 'f.txt'), 'z\nz\nz\nb\na\nb\nc\na\n');
     // Line numbers moved (as a model copying the diff may move them) do not matter: the context does.
     assert.equal(textOf(run({ patch: git(atEnd.replace('-2,2 +2,3', '-9,2 +9,3')) }, { 'f.txt': 'a\nb\nc\n' }).plan, 'f.txt'), 'a\nb\nc\nend\n');
     // Without an index line (a diff by hand or by a model, context trimmed at will) the hunk goes where its context is.
