@@ -13,7 +13,7 @@
  * their content. A reverse with nothing to find proves nothing: a hunk that only removes lines,
  * without context, or an edit that only deletes text (see `editsUndo`).
  */
-import { emptiedAsSaid } from './blobs.ts';
+import { holdsNewBlob } from './blobs.ts';
 import { engineError, type EngineError } from './errors.ts';
 import { applyHunks } from './hunks.ts';
 import { swappedBlobs, swappedHunk } from './reverse.ts';
@@ -43,7 +43,7 @@ export function alreadyAppliedError(
 function isPresent(filePatch: FilePatch, files: Files, tiers: readonly LineTier[], planFile: (filePatch: FilePatch, files: Files) => Result<PlannedFile>): string | undefined {
   switch (filePatch.op) {
     case 'update':
-      return reverseApplies(filePatch.path, filePatch.hunks, files, tiers) || emptiedAsSaid(filePatch.blobs, files.get(filePatch.path))
+      return holdsNewBlob(filePatch.blobs, files.get(filePatch.path)) || reverseApplies(filePatch.path, filePatch.hunks, files, tiers)
         ? `${filePatch.path} already has the patch's new lines and not its old ones.`
         : undefined;
     case 'add':

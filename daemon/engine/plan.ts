@@ -1,7 +1,7 @@
 /** Turning a parsed patch plus the current files into a plan: new bytes, hunk reports, diffs. */
 import { alreadyAppliedError } from './alreadyApplied.ts';
 import { planEdit } from './edits.ts';
-import { emptinessAsSaid } from './blobs.ts';
+import { emptinessAsSaid, newSideAsSaid } from './blobs.ts';
 import { engineError } from './errors.ts';
 import { applyHunks } from './hunks.ts';
 import { loneCarriageReturnError, missesLoneCarriageReturns } from './loneCarriageReturns.ts';
@@ -80,8 +80,8 @@ function planUpdate({ fromPath, path, hunks, blobs }: HunksOfFile, files: Files,
   if (!bytes.ok) return bytes;
   const source = decodeText(bytes.value, fromPath);
   if (!source.ok) return source;
-  const emptiness = emptinessAsSaid(fromPath, bytes.value, blobs);
-  if (emptiness) return fail(emptiness);
+  const unfit = newSideAsSaid(fromPath, bytes.value, blobs) ?? emptinessAsSaid(fromPath, bytes.value, blobs);
+  if (unfit) return fail(unfit);
   const applied = applyHunks(source.value, hunks, fromPath, tiers);
   if (!applied.ok) return applied;
   const { pieces, finalNewline, reports, edits } = applied.value;

@@ -230,6 +230,20 @@ describe('already applied or reversed', () => {
     assert.equal(textOf(run({ patch: zero }, { 'f.txt': 'a\nb\nc\nmore\n' }).plan, 'f.txt'), 'a\nb\nc\nend\nmore\n');
   });
 
+  test('a git diff applied to a file that already is its new side (the index line\'s new blob) is already_applied, wherever its context would match', () => {
+    // The hunk's old line `a` ends the new side too: applied again, it would find it there.
+    const body = '--- a/f.txt\n+++ b/f.txt\n@@ -1 +1,3 @@\n a\n+}\n+a\n';
+    const patch = `diff --git a/f.txt b/f.txt\nindex 7898192..a81a311 100644\n${body}`;
+    assert.equal(textOf(run({ patch }, { 'f.txt': 'a\n' }).plan, 'f.txt'), 'a\n}\na\n');
+    const again = run({ patch }, { 'f.txt': 'a\n}\na\n' });
+    assert.equal(again.code, 'already_applied', again.message);
+    assert.equal(codeOf({ patch, reverse: true }, { 'f.txt': 'a\n' }), 'already_applied');
+    assert.equal(textOf(run({ patch, reverse: true }, { 'f.txt': 'a\n}\na\n' }).plan, 'f.txt'), 'a\n');
+    // Any other content is patched as the context says, whatever the ids.
+    assert.equal(textOf(run({ patch }, { 'f.txt': 'x\na\n' }).plan, 'f.txt'), 'x\na\n}\na\n');
+    assert.equal(textOf(run({ patch: `diff --git a/f.txt b/f.txt\nindex 1234567..89abcde 100644\n${body}` }, { 'f.txt': 'a\n' }).plan, 'f.txt'), 'a\n}\na\n');
+  });
+
   test('lines only added (-U0) by a diff of a file that held content do not go into a file emptied since; no index line, no check', () => {
     const body = '--- a/f.txt\n+++ b/f.txt\n@@ -1,0 +2 @@\n+b\n';
     assert.equal(codeOf({ patch: `diff --git a/f.txt b/f.txt\nindex 7898192..422c2b7 100644\n${body}` }, { 'f.txt': 'a\n' }), 'applied');
