@@ -13,7 +13,6 @@
  * their content. A reverse with nothing to find proves nothing: a hunk that only removes lines,
  * without context, or an edit that only deletes text (see `editsUndo`).
  */
-import { holdsNewBlob } from './blobs.ts';
 import { engineError, type EngineError } from './errors.ts';
 import { applyHunks } from './hunks.ts';
 import { swappedBlobs, swappedHunk } from './reverse.ts';
@@ -33,17 +32,21 @@ export function alreadyAppliedError(
   planFile: (filePatch: FilePatch, files: Files) => Result<PlannedFile>,
 ): EngineError | undefined {
   if (!REFINED_CODES.has(failure.code)) return undefined;
+  if (failure.code === 'already_applied') return failure;
   const present = isPresent(filePatch, files, tiers, planFile);
-  if (!present) return undefined;
-  const path = filePatch.path;
-  return engineError('already_applied', `${present} The patch was applied before, or it is reversed (made with old and new swapped); nothing was written.`, { path });
+  return present ? alreadyThere(filePatch.path, present) : undefined;
+}
+
+/** `already_applied` for `path`, `why` saying what shows it. */
+export function alreadyThere(path: string, why: string): EngineError {
+  return engineError('already_applied', `${why} The patch was applied before, or it is reversed (made with old and new swapped); nothing was written.`, { path });
 }
 
 /** Why the file patch's change is already in place, or undefined when it is not. */
 function isPresent(filePatch: FilePatch, files: Files, tiers: readonly LineTier[], planFile: (filePatch: FilePatch, files: Files) => Result<PlannedFile>): string | undefined {
   switch (filePatch.op) {
     case 'update':
-      return holdsNewBlob(filePatch.blobs, files.get(filePatch.path)) || reverseApplies(filePatch.path, filePatch.hunks, files, tiers)
+      return reverseApplies(filePatch.path, filePatch.hunks, files, tiers)
         ? `${filePatch.path} already has the patch's new lines and not its old ones.`
         : undefined;
     case 'add':

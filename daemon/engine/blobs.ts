@@ -8,8 +8,9 @@
  * says nothing.
  */
 import { createHash } from 'node:crypto';
+import { alreadyThere } from './alreadyApplied.ts';
 import { engineError, type EngineError } from './errors.ts';
-import type { FileSnapshot, BlobIds } from './types.ts';
+import type { BlobIds } from './types.ts';
 
 /** git's id of the empty blob, SHA-1 and SHA-256; an `index` line may abbreviate it. */
 const EMPTY_BLOBS = ['e69de29bb2d1d6434b8b29ae775ad8c2e48c5391', '473a0f4c3be8a93681a267e3b1e9a7dcda1185436fe141f7749120a303721813'];
@@ -27,20 +28,23 @@ export function emptinessAsSaid(path: string, bytes: Uint8Array, blobs: BlobIds 
   return engineError('context_not_found', `The diff says ${path} ${said}, but it ${saidEmpty ? 'is not' : 'is empty'}.`, { path });
 }
 
-/** The file's bytes are the diff's new side, which differs from its old side: the change is there. */
-export function holdsNewBlob(blobs: BlobIds | undefined, snapshot: FileSnapshot | undefined): boolean {
-  if (blobs === undefined || snapshot?.kind !== 'file' || blobs.new.startsWith(blobs.old) || blobs.old.startsWith(blobs.new)) return false;
-  if (snapshot.bytes.length === 0) return isEmptyBlob(blobs.new);
-  return blobIdOf(snapshot.bytes, blobs.new.length > 40 ? 'sha256' : 'sha1').startsWith(blobs.new);
+/**
+ * A file that already is the diff's new side (which differs from its old side): for an update the
+ * change is there, `already_applied`; for a rename, its source was changed but not moved. Checked
+ * before any hunk is sought, once: the hunks could find their old lines again inside the new ones.
+ */
+export function newSideAsSaid(fromPath: string, path: string, bytes: Uint8Array, blobs: BlobIds | undefined): EngineError | undefined {
+  if (blobs === undefined || blobs.new.startsWith(blobs.old) || blobs.old.startsWith(blobs.new) || !holdsBlob(bytes, blobs.new)) return undefined;
+  const why = `${fromPath} already is the diff's new side (blob ${blobs.new} of its index line).`;
+  return fromPath === path ? alreadyThere(path, why) : engineError('context_not_found', `${why} It is not renamed to ${path}.`, { path: fromPath });
+}
+
+function holdsBlob(bytes: Uint8Array, id: string): boolean {
+  if (bytes.length === 0) return isEmptyBlob(id);
+  return blobIdOf(bytes, id.length > 40 ? 'sha256' : 'sha1').startsWith(id);
 }
 
 /** The id git gives a blob of these bytes (an abbreviated id from a SHA-256 repository is taken for SHA-1's, and matches nothing). */
 function blobIdOf(bytes: Uint8Array, algorithm: 'sha1' | 'sha256'): string {
   return createHash(algorithm).update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
-}
-
-/** Applying the diff to a file that already is its new side is refused (`already_applied` says why). */
-export function newSideAsSaid(path: string, bytes: Uint8Array, blobs: BlobIds | undefined): EngineError | undefined {
-  if (!holdsNewBlob(blobs, { kind: 'file', bytes })) return undefined;
-  return engineError('context_not_found', `${path} already is the diff's new side (blob ${blobs?.new} of its index line).`, { path });
 }

@@ -80,7 +80,7 @@ function planUpdate({ fromPath, path, hunks, blobs }: HunksOfFile, files: Files,
   if (!bytes.ok) return bytes;
   const source = decodeText(bytes.value, fromPath);
   if (!source.ok) return source;
-  const unfit = newSideAsSaid(fromPath, bytes.value, blobs) ?? emptinessAsSaid(fromPath, bytes.value, blobs);
+  const unfit = newSideAsSaid(fromPath, path, bytes.value, blobs) ?? emptinessAsSaid(fromPath, bytes.value, blobs);
   if (unfit) return fail(unfit);
   const applied = applyHunks(source.value, hunks, fromPath, tiers);
   if (!applied.ok) return applied;

@@ -11,9 +11,9 @@
  * - forward on the new tree and `-R` on the old one (mostly refused): wherever git applies,
  *   patchd writes the same bytes or refuses as ambiguous (DESIGN, Matching); where git
  *   refuses and patchd applies, only through a tolerance tier its receipt names;
- * - forward on the old tree with lines added above and below the files it changes: patchd
- *   writes the intended change one place lower or refuses; where git applies, patchd refuses
- *   only as ambiguous, and applies elsewhere than intended only where git did the same.
+ * - forward on the old tree with lines added to the files it changes (above, below, between
+ *   hunks): patchd writes the intended change a few lines lower or refuses; where git applies,
+ *   patchd refuses only as ambiguous, and applies elsewhere only where git did the same.
  * Whatever patchd refuses, it changes nothing. Options: plain, `--check`, `--dry-run` (against
  * `git apply --check`), `-R`, `-p0` for `--no-prefix` patches, `-p1` or none otherwise, the patch
  * from a file or from stdin. A `-U0` patch is given to git with `--unidiff-zero`, the one git
@@ -79,7 +79,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 );
 
 type Mode = 'apply' | 'check' | 'dry-run';
-/** `drifted`: forward on the old tree after lines were added at the top and bottom of the files it changes. */
+/** `drifted`: forward on the old tree after lines were added to the files it changes (`Drift`). */
 type Kind = 'forward' | 'reverse' | 'again' | 'reverse-old' | 'drifted';
 
 interface Scenario {
@@ -222,7 +222,7 @@ function drifted(before: Tree, after: Tree, drift: Drift, ranges: (path: string)
   return { start, intended };
 }
 
-/** Both sides of a file with a drift line before old line `p` and the new line it became, for each place picked. */
+/** Both sides of a file with a drift line before an old line no hunk covers and before the new line it is, for each place picked. */
 function driftedBetween(old: string, now: string, eol: string, picks: readonly number[], ranges: readonly HunkRange[]): [string, string] {
   const oldSide = splitLines(old, eol);
   const newSide = splitLines(now, eol);
@@ -327,7 +327,8 @@ interface Prepared {
   readonly before: Tree;
   readonly after: Tree;
   readonly patch: string;
-  readonly drifted: { readonly start: Tree; readonly intended: Tree };
+  /** Only for a case with a `drifted` scenario. */
+  readonly drifted?: { readonly start: Tree; readonly intended: Tree } | undefined;
 }
 
 function prepare(base: string, testCase: Case): Prepared {
@@ -343,7 +344,7 @@ function prepare(base: string, testCase: Case): Prepared {
   gitOk(repo, ['add', '-A']);
   const patch = gitOk(repo, ['diff', '--cached', '--no-color', '--no-ext-diff', `-U${testCase.context}`, testCase.renames ? '-M' : '--no-renames', ...(testCase.noPrefix ? ['--no-prefix'] : [])]);
   const ranges = (path: string) => (testCase.context === 0 ? [] : hunkRanges(gitOk(repo, ['diff', '--cached', '--no-color', '--no-ext-diff', `-U${testCase.context}`, '--no-renames', '--', path])));
-  return { before, after, patch, drifted: drifted(before, after, testCase.drift, ranges) };
+  return { before, after, patch, drifted: testCase.scenarios.some((sc) => sc.kind === 'drifted') ? drifted(before, after, testCase.drift, ranges) : undefined };
 }
 
 const CODE = /^ {2}([a-z_]+)(?: \([^\n]*\))?: /m;
@@ -351,7 +352,7 @@ const CODE = /^ {2}([a-z_]+)(?: \([^\n]*\))?: /m;
 async function checkScenario(base: string, index: number, testCase: Case, prepared: Prepared, sc: Scenario): Promise<() => void> {
   const { before, after, patch } = prepared;
   const reverse = sc.kind === 'reverse' || sc.kind === 'reverse-old';
-  const start = sc.kind === 'drifted' ? prepared.drifted.start : sc.kind === 'forward' || sc.kind === 'reverse-old' ? before : after;
+  const start = sc.kind === 'drifted' ? prepared.drifted!.start : sc.kind === 'forward' || sc.kind === 'reverse-old' ? before : after;
   const intended = sc.kind === 'forward' ? after : sc.kind === 'reverse' ? before : undefined;
   const dir = join(base, `s${index}`);
   const gitDir = join(dir, 'git');
@@ -389,7 +390,7 @@ async function checkScenario(base: string, index: number, testCase: Case, prepar
     if (sc.kind === 'drifted') {
       // Refusing may be right (a hunk held to a file's edge, context that now matches twice);
       // applying anywhere but where the patch was made for is not, unless git chose that place too.
-      const wanted = listingOf(prepared.drifted.intended);
+      const wanted = listingOf(prepared.drifted!.intended);
       if (pdOk && writes && pdTree.join() !== wanted.join()) {
         if (oracle) assert.ok(gitOk && pdTree.join() === gitTree.join(), `patchd applied a drifted patch elsewhere than intended${gitOk ? ', and elsewhere than git' : ''}\n${detail}`);
         notes.push(`drifted: patchd applied elsewhere than intended${gitOk && pdTree.join() === gitTree.join() ? ', as git did' : ''} (${what})`);
@@ -441,7 +442,7 @@ test('patchd apply against git apply: same success, same bytes, on random trees,
         const { patch } = prepared;
         for (const [feature, present] of [['rename', /^rename from /m.test(patch)], ['new file', /^new file mode/m.test(patch)], ['deleted file', /^deleted file mode/m.test(patch)],
           ['CRLF', patch.includes('\r\n')], ['no newline', patch.includes('\\ No newline')], ['quoted path', /^diff --git "/m.test(patch)],
-          ['drift between hunks', testCase.scenarios.some((sc) => sc.kind === 'drifted') && [...prepared.drifted.start.values()].some((text) => text.includes('drift between'))], [`-U${testCase.context}`, true]] as const) if (present) count(feature);
+          ['drift between hunks', [...prepared.drifted?.start.values() ?? []].some((text) => text.includes('drift between'))], [`-U${testCase.context}`, true]] as const) if (present) count(feature);
         const checks = await Promise.all(testCase.scenarios.map((sc, index) => checkScenario(base, index, testCase, prepared, sc)));
         for (const check of checks) check();
       } finally {
