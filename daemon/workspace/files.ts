@@ -130,30 +130,6 @@ function checkSize(size: number, path: string): Result<never> | undefined {
   return fail(engineError('limit_exceeded', `${path} is ${size} bytes; at most ${LIMITS.maxFileBytes} are accepted.`, { path, limit }));
 }
 
-/**
- * Reads a small file synchronously — one turn instead of four thread-pool round trips, for
- * work that runs after every watcher event. `undefined` when the file is larger than
- * `maxBytes` (read it asynchronously) or cannot be read.
- */
-export function readSmallFileSync(absolute: string, maxBytes: number): Uint8Array | null | undefined {
-  let fd: number;
-  try {
-    fd = openSync(absolute, READ_FLAGS);
-  } catch (error) {
-    return hasErrorCode(error, 'ENOENT', 'ENOTDIR') ? null : undefined;
-  }
-  try {
-    const stats = fstatSync(fd);
-    if (stats.isDirectory()) return null;
-    if (!stats.isFile() || stats.size > maxBytes) return undefined;
-    const buffer = Buffer.allocUnsafeSlow(stats.size + 1);
-    const read = readSync(fd, buffer, 0, buffer.byteLength, 0);
-    return read <= stats.size ? buffer.subarray(0, read) : undefined;
-  } finally {
-    closeSync(fd);
-  }
-}
-
 export type GuardedEntries = Map<string, { readonly absolute: string; readonly entry: DiskEntry }>;
 
 /** Guards every path first (nothing is read if one is refused), then reads them all from disk; keyed by normalised path. */

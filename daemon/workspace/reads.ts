@@ -6,9 +6,8 @@ import { lstatSync, type BigIntStats } from 'node:fs';
 import type { Result } from '../engine/types.ts';
 import { ok } from '../engine/types.ts';
 import type { ContentCache } from './cache.ts';
-import { SYNC_IO_MAX_BYTES } from './diskCalls.ts';
 import {
-  readDiskEntry, readGuardedEntries, readGuardedWith, readSmallFileSync, sha256Hex, type DiskEntry, type GuardedEntries,
+  readDiskEntry, readGuardedEntries, readGuardedWith, sha256Hex, type DiskEntry, type GuardedEntries,
 } from './files.ts';
 import type { GuardedPath, PathGuard } from './guard.ts';
 import { nowNs } from './stamp.ts';
@@ -37,14 +36,15 @@ export class CachedReader {
     return readGuardedWith(this.#guard, paths, (target) => this.#readOne(target));
   }
 
-  /** The sha256 on disk now, bypassing the cache: null when missing or not a file, undefined when it cannot be read. */
+  /**
+   * The sha256 on disk now: null when missing or not a file, undefined when it cannot be read.
+   * Served from the cache while its entry stands (an lstat shows the stamp it was read with):
+   * a re-check of a file just read and watched costs an lstat, not a read and a hash.
+   */
   async sha256Now(path: string): Promise<string | null | undefined> {
-    const guarded = this.#guard.check(path);
-    if (!guarded.ok) return undefined;
-    const small = readSmallFileSync(guarded.value.absolute, SYNC_IO_MAX_BYTES);
-    if (small !== undefined) return small === null ? null : sha256Hex(small);
-    const entries = await readGuardedEntries(this.#guard, [path]);
-    const entry = entries.ok ? entries.value.get(guarded.value.path)?.entry : undefined;
+    const entries = await this.read([path]);
+    if (!entries.ok) return undefined;
+    const entry = [...entries.value.values()][0]?.entry;
     if (entry === undefined) return undefined;
     return entry.kind === 'file' ? sha256Hex(entry.bytes) : null;
   }

@@ -37,6 +37,8 @@ export class LazyWatcher {
   readonly #watched = new Set<string>();
   /** Loading chokidar takes a moment; adds and removals wait for it, in order. */
   #chokidar: Promise<FSWatcher> | undefined;
+  /** Adds and removals not yet handed to chokidar (see `#use`). */
+  readonly #pending: ((chokidar: FSWatcher) => void)[] = [];
   #closed = false;
 
   constructor(options: WatcherOptions) {
@@ -77,16 +79,36 @@ export class LazyWatcher {
     await chokidar?.close();
   }
 
-  /** Runs `action` on the chokidar instance (loaded and started on first use) unless closed by then. */
+  /**
+   * Runs `action` on the chokidar instance (loaded and started on first use) unless closed by
+   * then. Actions wait for chokidar to load, then for the turn of the event loop to end, and run
+   * in order, together: a chokidar add costs more than the read it follows, and the reply to the
+   * request that read the file need not wait for it. The re-check of a newly watched file (see
+   * `changes.ts`) covers the moments before a watch is active, this wait included.
+   */
   #use(action: (chokidar: FSWatcher) => void): void {
     this.#chokidar ??= loadChokidar().then(({ watch }) =>
       // persistent: false — a watcher must never be what keeps the process alive.
       watch([], { ignoreInitial: true, persistent: false, followSymlinks: false, atomic: true })
         .on('all', (event, absolute) => this.#onEvent(event, absolute))
         .on('error', (error) => this.#options.onError(error)));
-    this.#chokidar.then((chokidar) => {
-      if (!this.#closed) action(chokidar);
-    }).catch((error: unknown) => this.#options.onError(error));
+    this.#pending.push(action);
+    if (this.#pending.length > 1) return;
+    this.#chokidar.then((chokidar) => setImmediate(() => this.#runPending(chokidar)), (error: unknown) => {
+      this.#pending.length = 0;
+      this.#options.onError(error);
+    });
+  }
+
+  #runPending(chokidar: FSWatcher): void {
+    for (const action of this.#pending.splice(0)) {
+      if (this.#closed) return;
+      try {
+        action(chokidar);
+      } catch (error) {
+        this.#options.onError(error);
+      }
+    }
   }
 
   #onEvent(event: string, absolute: string): void {

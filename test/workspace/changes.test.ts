@@ -90,6 +90,25 @@ test('a second write right after the first (inside chokidar\'s drop window) is s
   });
 });
 
+test('a write made the moment a cached file is first read (before its watch is active) is reported by the re-check that covers the new watch', async () => {
+  await withSandbox({ 'a.txt': 'one\n' }, async (sandbox) => {
+    // Old enough that its stamp is not racy: the read below is cached, and the re-check starts from the cache.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const workspace = await sandbox.open();
+    const changes = recordChanges(workspace);
+    try {
+      assert.ok((await workspace.read('a.txt')).ok);
+      assert.equal(workspace.usage.cachedFiles, 1);
+      writeFileSync(path.join(sandbox.root, 'a.txt'), 'two\n');
+      assert.deepEqual(await changes.next('a.txt'), { path: 'a.txt', sha256: sha('two\n') });
+      await workspace.changesSettled();
+      assert.equal(changes.seen.length, 1);
+    } finally {
+      await workspace.close();
+    }
+  });
+});
+
 test('the workspace\'s own commits are never reported as outside changes', async () => {
   await withSandbox({ 'a.txt': 'one\n', 'b.txt': 'b\n' }, async (sandbox) => {
     const workspace = await sandbox.open();
