@@ -28,20 +28,23 @@ export function emptinessAsSaid(path: string, bytes: Uint8Array, blobs: BlobIds 
   return engineError('context_not_found', `The diff says ${path} ${said}, but it ${saidEmpty ? 'is not' : 'is empty'}.`, { path });
 }
 
+/** Which side of the index line the file's bytes are, if either; the file is hashed once. */
+export function sideHeld(bytes: Uint8Array, blobs: BlobIds | undefined): 'old' | 'new' | undefined {
+  if (blobs === undefined || blobs.new.startsWith(blobs.old) || blobs.old.startsWith(blobs.new)) return undefined;
+  const id = bytes.length === 0 ? undefined : blobIdOf(bytes, blobs.old.length > 40 ? 'sha256' : 'sha1');
+  const holds = (blob: string) => (id === undefined ? isEmptyBlob(blob) : id.startsWith(blob));
+  return holds(blobs.old) ? 'old' : holds(blobs.new) ? 'new' : undefined;
+}
+
 /**
  * A file that already is the diff's new side (which differs from its old side): for an update the
  * change is there, `already_applied`; for a rename, its source was changed but not moved. Checked
- * before any hunk is sought, once: the hunks could find their old lines again inside the new ones.
+ * before any hunk is sought: the hunks could find their old lines again inside the new ones.
  */
-export function newSideAsSaid(fromPath: string, path: string, bytes: Uint8Array, blobs: BlobIds | undefined): EngineError | undefined {
-  if (blobs === undefined || blobs.new.startsWith(blobs.old) || blobs.old.startsWith(blobs.new) || !holdsBlob(bytes, blobs.new)) return undefined;
+export function newSideAsSaid(fromPath: string, path: string, held: 'old' | 'new' | undefined, blobs: BlobIds | undefined): EngineError | undefined {
+  if (held !== 'new' || blobs === undefined) return undefined;
   const why = `${fromPath} already is the diff's new side (blob ${blobs.new} of its index line).`;
   return fromPath === path ? alreadyThere(path, why) : engineError('context_not_found', `${why} It is not renamed to ${path}.`, { path: fromPath });
-}
-
-function holdsBlob(bytes: Uint8Array, id: string): boolean {
-  if (bytes.length === 0) return isEmptyBlob(id);
-  return blobIdOf(bytes, id.length > 40 ? 'sha256' : 'sha1').startsWith(id);
 }
 
 /** The id git gives a blob of these bytes (an abbreviated id from a SHA-256 repository is taken for SHA-1's, and matches nothing). */

@@ -7,20 +7,39 @@
  * to the file's edges, and so does patchd for a diff git made (an `index` line says so). Other
  * diffs are often written by hand or by a model, context trimmed at will; their hunks go wherever
  * their context is (DESIGN, Matching). The edges are what stops a git diff applied a second time
- * from finding its old lines inside its own new ones. A diff without a single context line may be
- * `-U0`, which shows none anywhere: its hunks say nothing about edges.
+ * from finding its old lines inside its own new ones.
+ *
+ * All of this holds for `git diff -U<n>` with n ≥ 1 only. A `-U0` diff shows no context at a
+ * hunk's edges, yet may show some between its changes (`--inter-hunk-context`) or before them
+ * (`-W`, the whole function): its hunks say nothing about the file's edges. `-U<n>` shows context
+ * before every hunk but the first and after every hunk but the last; hunks lacking it there, or
+ * showing no context at all, were made without it. Where neither says which (one hunk with
+ * context only between its changes: a `-U0 --inter-hunk-context` diff, or a `-U3` one of the whole
+ * file), the edges are held, except on the file the diff was made from (its index line's old
+ * blob), where the numbers are exact: `withoutFileEdges`.
  */
 import type { Hunk } from './types.ts';
 
 export function withFileEdges(hunks: readonly Hunk[]): readonly Hunk[] {
-  if (!hunks.some((hunk) => hunk.lines.some((line) => line.kind === 'context'))) return hunks;
-  const shown = Math.max(...hunks.flatMap((hunk) => [leadingContext(hunk), trailingContext(hunk)]));
-  return hunks.map((hunk) => {
-    const leading = leadingContext(hunk);
+  const edges = hunks.map((hunk) => ({ leading: leadingContext(hunk), trailing: trailingContext(hunk) }));
+  if (!madeWithContext(hunks, edges)) return hunks;
+  const shown = Math.max(...edges.flatMap(({ leading, trailing }) => [leading, trailing]));
+  return hunks.map((hunk, index) => {
+    const { leading, trailing } = edges[index]!;
     const startsFile = leading === 0 || (leading < shown && hunk.oldStart === 1);
-    const endsFile = trailingContext(hunk) === 0;
+    const endsFile = trailing === 0;
     return startsFile || endsFile ? { ...hunk, atStartOfFile: startsFile, atEndOfFile: hunk.atEndOfFile || endsFile } : hunk;
   });
+}
+
+interface Edges {
+  readonly leading: number;
+  readonly trailing: number;
+}
+
+function madeWithContext(hunks: readonly Hunk[], edges: readonly Edges[]): boolean {
+  if (!hunks.some((hunk) => hunk.lines.some((line) => line.kind === 'context'))) return false;
+  return edges.every(({ leading, trailing }, index) => (index === 0 || leading > 0) && (index === edges.length - 1 || trailing > 0));
 }
 
 function leadingContext(hunk: Hunk): number {
@@ -30,4 +49,12 @@ function leadingContext(hunk: Hunk): number {
 
 function trailingContext(hunk: Hunk): number {
   return hunk.lines.length - 1 - hunk.lines.findLastIndex((line) => line.kind !== 'context');
+}
+
+/** The hunks without the edges `withFileEdges` inferred: a `\ No newline at end of file` marker still ends the file. */
+export function withoutFileEdges(hunks: readonly Hunk[]): readonly Hunk[] {
+  return hunks.map((hunk) => {
+    const marked = hunk.finalNewline !== undefined;
+    return hunk.atStartOfFile === true || hunk.atEndOfFile !== marked ? { ...hunk, atStartOfFile: false, atEndOfFile: marked } : hunk;
+  });
 }

@@ -1,7 +1,8 @@
 /** Turning a parsed patch plus the current files into a plan: new bytes, hunk reports, diffs. */
 import { alreadyAppliedError } from './alreadyApplied.ts';
 import { planEdit } from './edits.ts';
-import { emptinessAsSaid, newSideAsSaid } from './blobs.ts';
+import { emptinessAsSaid, newSideAsSaid, sideHeld } from './blobs.ts';
+import { withoutFileEdges } from './fileEdges.ts';
 import { engineError } from './errors.ts';
 import { applyHunks } from './hunks.ts';
 import { loneCarriageReturnError, missesLoneCarriageReturns } from './loneCarriageReturns.ts';
@@ -80,9 +81,11 @@ function planUpdate({ fromPath, path, hunks, blobs }: HunksOfFile, files: Files,
   if (!bytes.ok) return bytes;
   const source = decodeText(bytes.value, fromPath);
   if (!source.ok) return source;
-  const unfit = newSideAsSaid(fromPath, path, bytes.value, blobs) ?? emptinessAsSaid(fromPath, bytes.value, blobs);
+  const held = sideHeld(bytes.value, blobs);
+  const unfit = newSideAsSaid(fromPath, path, held, blobs) ?? emptinessAsSaid(fromPath, bytes.value, blobs);
   if (unfit) return fail(unfit);
-  const applied = applyHunks(source.value, hunks, fromPath, tiers);
+  // The very file the diff was made from: its numbers are exact, and edges inferred from its context add nothing (see fileEdges.ts).
+  const applied = applyHunks(source.value, held === 'old' ? withoutFileEdges(hunks) : hunks, fromPath, tiers);
   if (!applied.ok) return applied;
   const { pieces, finalNewline, reports, edits } = applied.value;
   const diff = diffEdits(

@@ -230,6 +230,27 @@ describe('already applied or reversed', () => {
     assert.equal(textOf(run({ patch: zero }, { 'f.txt': 'a\nb\nc\nmore\n' }).plan, 'f.txt'), 'a\nb\nc\nend\nmore\n');
   });
 
+  test('a -U0 git diff that shows context only between or before its changes (--inter-hunk-context, -W) is not held to edges it does not show', () => {
+    const git = (body: string) => `diff --git a/f.txt b/f.txt\nindex 1e2f3a4..5b6c7d8 100644\n--- a/f.txt\n+++ b/f.txt\n${body}`;
+    // git diff -U0 --inter-hunk-context=2: two changes merged into one hunk around the line between them. It reads as a -U3
+    // diff of a whole file too; on the very file it was made from (the index line's old blob), its numbers place it.
+    const merged = '@@ -1,4 +1 @@\n-  x\n c\n-  x\n-x\n';
+    const madeFrom = '  x\nc\n  x\nx\na\nc\n';
+    const mergedByGit = `diff --git a/f.txt b/f.txt\nindex 9f2feee..a07cd97 100644\n--- a/f.txt\n+++ b/f.txt\n${merged}`;
+    assert.equal(textOf(run({ patch: mergedByGit }, { 'f.txt': madeFrom }).plan, 'f.txt'), 'c\na\nc\n');
+    assert.equal(textOf(run({ patch: mergedByGit, reverse: true }, { 'f.txt': 'c\na\nc\n' }).plan, 'f.txt'), madeFrom);
+    assert.equal(codeOf({ patch: mergedByGit }, { 'f.txt': 'c\na\nc\n' }), 'already_applied');
+    // On any other file it is held to the edges, as a -U3 diff of the whole file would be.
+    assert.equal(codeOf({ patch: git(merged) }, { 'f.txt': madeFrom }), 'context_not_found');
+    // git diff -U0 -W: the second hunk shows the function's first line before its change; the first shows nothing after its own.
+    const functionContext = git('@@ -1 +1,2 @@\n-x\n+y\n+z\n@@ -3,2 +4,2 @@ b\n }\n-c\n+d\n');
+    assert.equal(textOf(run({ patch: functionContext }, { 'f.txt': 'x\nb\n}\nc\n' }).plan, 'f.txt'), 'y\nz\nb\n}\nd\n');
+    // Made with context (-U1), the first hunk shows a line after its change, and the last hunk, showing none, ends the file.
+    const withContext = git('@@ -1,2 +1,3 @@\n-x\n+y\n+z\n b\n@@ -6,2 +7,2 @@ b\n }\n-c\n+d\n');
+    assert.equal(textOf(run({ patch: withContext }, { 'f.txt': 'x\nb\nq\nq\nq\n}\nc\n' }).plan, 'f.txt'), 'y\nz\nb\nq\nq\nq\n}\nd\n');
+    assert.equal(codeOf({ patch: withContext }, { 'f.txt': 'x\nb\nq\nq\nq\n}\nc\n}\n' }), 'context_not_found');
+  });
+
   test('a git diff applied to a file that already is its new side (the index line\'s new blob) is already_applied, wherever its context would match', () => {
     // The hunk's old line `a` ends the new side too: applied again, it would find it there.
     const body = '--- a/f.txt\n+++ b/f.txt\n@@ -1 +1,3 @@\n a\n+}\n+a\n';
