@@ -13,7 +13,7 @@
  * their content. A reverse with nothing to find proves nothing: a hunk that only removes lines,
  * without context, or an edit that only deletes text (see `editsUndo`).
  */
-import { engineError, type EngineError } from './errors.ts';
+import { alreadyThere, type EngineError } from './errors.ts';
 import { applyHunks } from './hunks.ts';
 import { swappedBlobs, swappedHunk } from './reverse.ts';
 import { requireText, sameBytes, type Files } from './snapshots.ts';
@@ -35,11 +35,6 @@ export function alreadyAppliedError(
   if (failure.code === 'already_applied') return failure;
   const present = isPresent(filePatch, files, tiers, planFile);
   return present ? alreadyThere(filePatch.path, present) : undefined;
-}
-
-/** `already_applied` for `path`, `why` saying what shows it. */
-export function alreadyThere(path: string, why: string): EngineError {
-  return engineError('already_applied', `${why} The patch was applied before, or it is reversed (made with old and new swapped); nothing was written.`, { path });
 }
 
 /** Why the file patch's change is already in place, or undefined when it is not. */

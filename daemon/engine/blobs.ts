@@ -8,8 +8,7 @@
  * says nothing.
  */
 import { createHash } from 'node:crypto';
-import { alreadyThere } from './alreadyApplied.ts';
-import { engineError, type EngineError } from './errors.ts';
+import { alreadyThere, engineError, type EngineError } from './errors.ts';
 import type { BlobIds } from './types.ts';
 
 /** git's id of the empty blob, SHA-1 and SHA-256; an `index` line may abbreviate it. */

@@ -49,3 +49,8 @@ export function engineError(code: ErrorCode, message: string, details: ErrorDeta
   if (details.limit !== undefined) error.limit = details.limit;
   return error;
 }
+
+/** `already_applied` for `path` (and hunk), `why` saying what shows it. */
+export function alreadyThere(path: string, why: string, hunkIndex?: number): EngineError {
+  return engineError('already_applied', `${why} The patch was applied before, or it is reversed (made with old and new swapped); nothing was written.`, { path, hunkIndex });
+}

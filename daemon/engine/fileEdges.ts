@@ -28,7 +28,9 @@ export function withFileEdges(hunks: readonly Hunk[]): readonly Hunk[] {
     const { leading, trailing } = edges[index]!;
     const startsFile = leading === 0 || (leading < shown && hunk.oldStart === 1);
     const endsFile = trailing === 0;
-    return startsFile || endsFile ? { ...hunk, atStartOfFile: startsFile, atEndOfFile: hunk.atEndOfFile || endsFile } : hunk;
+    const numberedFromStart = !startsFile && hunk.oldStart === 1;
+    if (!startsFile && !endsFile && !numberedFromStart) return hunk;
+    return { ...hunk, atStartOfFile: startsFile, atEndOfFile: hunk.atEndOfFile || endsFile, numberedFromStart };
   });
 }
 
@@ -55,6 +57,7 @@ function trailingContext(hunk: Hunk): number {
 export function withoutFileEdges(hunks: readonly Hunk[]): readonly Hunk[] {
   return hunks.map((hunk) => {
     const marked = hunk.finalNewline !== undefined;
-    return hunk.atStartOfFile === true || hunk.atEndOfFile !== marked ? { ...hunk, atStartOfFile: false, atEndOfFile: marked } : hunk;
+    const inferred = hunk.atStartOfFile === true || hunk.atEndOfFile !== marked || hunk.numberedFromStart === true;
+    return inferred ? { ...hunk, atStartOfFile: false, atEndOfFile: marked, numberedFromStart: false } : hunk;
   });
 }

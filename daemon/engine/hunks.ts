@@ -1,5 +1,5 @@
 /** Applying one file's hunks: locate each in order (match.ts), then splice the new lines in. */
-import { engineError, type EngineError } from './errors.ts';
+import { alreadyThere, engineError, type EngineError } from './errors.ts';
 import { findAnchor, findNearestRegion, LineIndex, seekHunk } from './match.ts';
 import { endingNear, lineEnding, TextWriter, type Piece, type TextFile } from './text.ts';
 import type { LineTier } from './tiers.ts';
@@ -107,7 +107,7 @@ function locateHunk(hunk: Hunk, from: number, shift: number, context: LocateCont
   }
   const clampedHint = hint === undefined ? undefined : Math.min(Math.max(hint, searchFrom), index.length - old.length);
   const outcome = seekHunk(index, { old, from: searchFrom, hint: clampedHint, atEnd: hunk.atEndOfFile, atStart: hunk.atStartOfFile, tiers });
-  if (outcome.kind === 'found') return endsAsSaid(hunk, context) ?? ok({ start: outcome.start, tier: outcome.tier });
+  if (outcome.kind === 'found') return endsAsSaid(hunk, context) ?? appliedAtStart(hunk, outcome, context) ?? ok({ start: outcome.start, tier: outcome.tier });
   if (outcome.kind === 'ambiguous') {
     const lines = outcome.starts.map((start) => start + 1).join(', ');
     return fail(engineError('ambiguous_context', `Hunk ${hunkIndex + 1} of ${path} matches at several places (lines ${lines}${outcome.starts.length >= 5 ? ', …' : ''}).`, { path, hunkIndex }));
@@ -120,6 +120,15 @@ function endsAsSaid(hunk: Hunk, { index, path, hunkIndex }: LocateContext): Resu
   if (hunk.finalNewline === undefined || hunk.finalNewline.old === index.finalNewline) return undefined;
   const said = hunk.finalNewline.old ? 'with a newline (its `\\ No newline at end of file` marks only the new side)' : 'without a newline (`\\ No newline at end of file`)';
   return fail(engineError('context_not_found', `Hunk ${hunkIndex + 1} of ${path} says the file ends ${said}, but it ${index.finalNewline ? 'has one' : 'has none'}.`, { path, hunkIndex }));
+}
+
+/** A hunk `git apply` holds to line 1 (`numberedFromStart`), found lower while the file begins with its new side: applied before. */
+function appliedAtStart(hunk: Hunk, found: { readonly start: number; readonly tier: LineTier }, { index, path, hunkIndex }: LocateContext): Result<never> | undefined {
+  if (hunk.numberedFromStart !== true || found.start === 0) return undefined;
+  const newSide = hunk.lines.filter((line) => line.kind !== 'remove').map((line) => line.text);
+  if (newSide.length === 0 || seekHunk(index, { old: newSide, from: 0, atStart: true, atEnd: false, tiers: [found.tier] }).kind !== 'found') return undefined;
+  const why = `Hunk ${hunkIndex + 1} of ${path} is numbered from line 1, where ${path} begins with its new side; its old side is only at line ${found.start + 1}.`;
+  return fail(alreadyThere(path, why, hunkIndex));
 }
 
 /** A hunk of added lines only: at the edge it must be at, after its anchor, at its hinted line, or else at the end of the file. */

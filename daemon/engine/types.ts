@@ -76,6 +76,12 @@ export interface Hunk {
   /** The hunk must begin at the first line of the file: a git diff's hunk without context before its first change (`fileEdges.ts`). */
   readonly atStartOfFile?: boolean | undefined;
   /**
+   * A git diff made with context numbers the hunk from line 1, with all the context it shows: `git
+   * apply` holds it there; patchd, whose numbers a model may have moved, does not, but refuses it
+   * found elsewhere while the file begins with its new side, as applied already (`fileEdges.ts`).
+   */
+  readonly numberedFromStart?: boolean | undefined;
+  /**
    * Whether each side ends with a newline, when a `\ No newline at end of file` marker spoke: the
    * marked side lacks it, the other has it. The file must then end as `old` says, and ends as `new`
    * says. Absent: the patch says nothing, and the file keeps what it had.

@@ -230,6 +230,19 @@ describe('already applied or reversed', () => {
     assert.equal(textOf(run({ patch: zero }, { 'f.txt': 'a\nb\nc\nmore\n' }).plan, 'f.txt'), 'a\nb\nc\nend\nmore\n');
   });
 
+  test('a git diff hunk numbered from line 1 with all its context, found lower while the file begins with its new side, is already_applied', () => {
+    // Its old side `a b c d e f` reappears inside its new side, from line 4.
+    const patch = 'diff --git a/f.txt b/f.txt\nindex 0fdf397..dbcca29 100644\n--- a/f.txt\n+++ b/f.txt\n@@ -1,6 +1,9 @@\n a\n b\n c\n+a\n+b\n+c\n d\n e\n f\n';
+    assert.equal(textOf(run({ patch }, { 'f.txt': 'a\nb\nc\nd\ne\nf\n' }).plan, 'f.txt'), 'a\nb\nc\na\nb\nc\nd\ne\nf\n');
+    const again = run({ patch }, { 'f.txt': 'a\nb\nc\na\nb\nc\nd\ne\nf\ng\n' });
+    assert.equal(again.code, 'already_applied', again.message);
+    assert.match(again.message ?? '', /numbered from line 1/);
+    // Moved by lines above it, the hunk still applies where its context is (its numbers are hints).
+    assert.equal(textOf(run({ patch }, { 'f.txt': 'z\na\nb\nc\nd\ne\nf\n' }).plan, 'f.txt'), 'z\na\nb\nc\na\nb\nc\nd\ne\nf\n');
+    // Without an index line, nothing says git numbered it.
+    assert.equal(codeOf({ patch: patch.replace(/^diff --git.*\nindex.*\n/, '') }, { 'f.txt': 'a\nb\nc\na\nb\nc\nd\ne\nf\ng\n' }), 'applied');
+  });
+
   test('a -U0 git diff that shows context only between or before its changes (--inter-hunk-context, -W) is not held to edges it does not show', () => {
     const git = (body: string) => `diff --git a/f.txt b/f.txt\nindex 1e2f3a4..5b6c7d8 100644\n--- a/f.txt\n+++ b/f.txt\n${body}`;
     // git diff -U0 --inter-hunk-context=2: two changes merged into one hunk around the line between them. It reads as a -U3
