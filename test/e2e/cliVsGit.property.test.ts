@@ -4,7 +4,8 @@
  * named `a` and `b`, some with a space or a non-ASCII name —, lines from a small alphabet so
  * context repeats, CRLF files, files without a final newline, empty files), a random change made
  * with real files (edits, adds, deletes, renames) and the patch real `git diff` makes of it
- * (`-U0`..`-U3`, `--no-prefix`, `-M` or `--no-renames`). Both tools then run with the same
+ * (`-U0`..`-U5`, `--no-prefix`, `-M` or `--no-renames`; now and then `--inter-hunk-context`, `-W` or
+ * another diff algorithm). Both tools then run with the same
  * options on copies of one tree:
  * - forward on the old tree and `-R` on the new one: both succeed and write the same bytes, the
  *   intended tree (`--check` / `--dry-run`: nothing written);
@@ -107,7 +108,11 @@ interface Case {
   readonly scenarios: readonly Scenario[];
   /** Lines put before and after the content of each file the patch changes in place, for `drifted`. */
   readonly drift: Drift;
+  /** One more `git diff` option, which changes what context a hunk shows or how changes are grouped. */
+  readonly diffOption: (typeof DIFF_OPTIONS)[number] | undefined;
 }
+
+const DIFF_OPTIONS = ['--inter-hunk-context=2', '-W', '--diff-algorithm=patience', '--diff-algorithm=histogram', '--minimal'] as const;
 
 interface Drift {
   readonly above: number;
@@ -119,7 +124,8 @@ interface Drift {
 const caseOf: fc.Arbitrary<Case> = fc.record({
   files: fc.uniqueArray(fc.tuple(fc.constantFrom(...NAMES), fileSpec), { minLength: 1, maxLength: 4, selector: ([name]) => name }),
   ops: fc.array(op, { minLength: 1, maxLength: 3 }),
-  context: fc.integer({ min: 0, max: 3 }),
+  context: fc.integer({ min: 0, max: 5 }),
+  diffOption: fc.oneof({ weight: 6, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom(...DIFF_OPTIONS) }),
   noPrefix: fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
   renames: fc.oneof({ weight: 2, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
   // One or two runs of each tool per case: a run of patchd costs about a second of CPU.
@@ -342,8 +348,9 @@ function prepare(base: string, testCase: Case): Prepared {
   for (const path of before.keys()) rmSync(join(repo, path));
   writeTree(repo, after);
   gitOk(repo, ['add', '-A']);
-  const patch = gitOk(repo, ['diff', '--cached', '--no-color', '--no-ext-diff', `-U${testCase.context}`, testCase.renames ? '-M' : '--no-renames', ...(testCase.noPrefix ? ['--no-prefix'] : [])]);
-  const ranges = (path: string) => (testCase.context === 0 ? [] : hunkRanges(gitOk(repo, ['diff', '--cached', '--no-color', '--no-ext-diff', `-U${testCase.context}`, '--no-renames', '--', path])));
+  const diffArgs = [`-U${testCase.context}`, ...(testCase.diffOption === undefined ? [] : [testCase.diffOption])];
+  const patch = gitOk(repo, ['diff', '--cached', '--no-color', '--no-ext-diff', ...diffArgs, testCase.renames ? '-M' : '--no-renames', ...(testCase.noPrefix ? ['--no-prefix'] : [])]);
+  const ranges = (path: string) => (testCase.context === 0 ? [] : hunkRanges(gitOk(repo, ['diff', '--cached', '--no-color', '--no-ext-diff', ...diffArgs, '--no-renames', '--', path])));
   return { before, after, patch, drifted: testCase.scenarios.some((sc) => sc.kind === 'drifted') ? drifted(before, after, testCase.drift, ranges) : undefined };
 }
 
@@ -442,7 +449,7 @@ test('patchd apply against git apply: same success, same bytes, on random trees,
         const { patch } = prepared;
         for (const [feature, present] of [['rename', /^rename from /m.test(patch)], ['new file', /^new file mode/m.test(patch)], ['deleted file', /^deleted file mode/m.test(patch)],
           ['CRLF', patch.includes('\r\n')], ['no newline', patch.includes('\\ No newline')], ['quoted path', /^diff --git "/m.test(patch)],
-          ['drift between hunks', [...prepared.drifted?.start.values() ?? []].some((text) => text.includes('drift between'))], [`-U${testCase.context}`, true]] as const) if (present) count(feature);
+          ['drift between hunks', [...prepared.drifted?.start.values() ?? []].some((text) => text.includes('drift between'))], [`-U${testCase.context}`, true], [testCase.diffOption ?? '', testCase.diffOption !== undefined]] as const) if (present) count(feature);
         const checks = await Promise.all(testCase.scenarios.map((sc, index) => checkScenario(base, index, testCase, prepared, sc)));
         for (const check of checks) check();
       } finally {
