@@ -4,14 +4,14 @@
  * named `a` and `b`, some with a space or a non-ASCII name —, lines from a small alphabet so
  * context repeats, CRLF files, files without a final newline, empty files), a random change made
  * with real files (edits, adds, deletes, renames) and the patch real `git diff` makes of it
- * (`-U0`..`-U5`, `--no-prefix`, `-M` or `--no-renames`; now and then `--inter-hunk-context`, `-W` or
- * another diff algorithm). Both tools then run with the same
- * options on copies of one tree:
+ * (`-U0`..`-U5`, `--no-prefix`, `-M` or `--no-renames`; now and then `--inter-hunk-context`, `-W`
+ * or another diff algorithm). Both tools then run with the same options on copies of one tree:
  * - forward on the old tree and `-R` on the new one: both succeed and write the same bytes, the
  *   intended tree (`--check` / `--dry-run`: nothing written);
  * - forward on the new tree and `-R` on the old one (mostly refused): wherever git applies,
- *   patchd writes the same bytes or refuses as ambiguous (DESIGN, Matching); where git
- *   refuses and patchd applies, only through a tolerance tier its receipt names;
+ *   patchd writes the same bytes or refuses, as ambiguous (DESIGN, Matching) or as already
+ *   applied (the tree is what the patch makes: git found its context again and applied it twice);
+ *   where git refuses and patchd applies, only through a tolerance tier its receipt names;
  * - forward on the old tree with lines added to the files it changes (above, below, between
  *   hunks): patchd writes the intended change a few lines lower or refuses; where git applies,
  *   patchd refuses only as ambiguous, and applies elsewhere only where git did the same.
@@ -419,6 +419,8 @@ async function checkScenario(base: string, index: number, testCase: Case, prepar
     }
     if (gitOk) {
       if (!pdOk && code === 'ambiguous_context') return void notes.push(`ambiguous for patchd, git applied (${what})`);
+      // The tree already is what the patch makes: git found its context again and applied it twice.
+      if (!pdOk && code === 'already_applied') return void notes.push(`already applied for patchd, git applied again (${what})`);
       if (!oracle) {
         if (!pdOk || pdTree.join() !== gitTree.join()) notes.push(`-U0 on a tree the patch was not made from, ${pdOk ? 'another tree' : `refused (${code})`} than git (${what})`);
         return;
