@@ -14,7 +14,7 @@
  * without context, or an edit that only deletes text (see `editsUndo`).
  */
 import { alreadyThere, type EngineError } from './errors.ts';
-import { applyHunks } from './hunks.ts';
+import { applyHunks, sideLines } from './hunks.ts';
 import { swappedBlobs, swappedHunk } from './reverse.ts';
 import { requireText, sameBytes, type Files } from './snapshots.ts';
 import type { LineTier } from './tiers.ts';
@@ -141,7 +141,7 @@ export function reversedFilePatch(filePatch: FilePatch): FilePatch | undefined {
 }
 
 function oldContent(hunks: readonly Hunk[]): string {
-  const lines = hunks.flatMap((hunk) => hunk.lines.filter((line) => line.kind !== 'add').map((line) => line.text));
+  const lines = hunks.flatMap((hunk) => sideLines(hunk, 'old'));
   const lacksNewline = hunks.some((hunk) => hunk.finalNewline?.old === false);
   return lines.length === 0 ? '' : lines.join('\n') + (lacksNewline ? '' : '\n');
 }

@@ -70,7 +70,7 @@ function locateHunks({ index, anchors }: Indexes, hunks: readonly Hunk[], path: 
     const found = locateHunk(hunk, from, shift, context);
     if (!found.ok) return found;
     const { start, tier } = found.value;
-    const length = oldLines(hunk).length;
+    const length = sideLines(hunk, 'old').length;
     const declared = hunk.oldStart === undefined ? undefined : hunk.oldStart - 1;
     if (declared !== undefined) shift = start - declared;
     located.push({ hunk, start, length });
@@ -99,7 +99,7 @@ function locateHunk(hunk: Hunk, from: number, shift: number, context: LocateCont
     searchFrom = found.index + 1;
   }
   const hint = hunk.oldStart === undefined ? undefined : hunk.oldStart - 1 + shift;
-  const old = oldLines(hunk);
+  const old = sideLines(hunk, 'old');
   if (old.length === 0) {
     const start = insertionPoint(hunk, searchFrom, hint, index.length);
     if (start === undefined) return fail(engineError('context_not_found', `Hunk ${hunkIndex + 1} of ${path} adds lines to an empty file, but ${path} is not empty.`, { path, hunkIndex }));
@@ -125,7 +125,7 @@ function endsAsSaid(hunk: Hunk, { index, path, hunkIndex }: LocateContext): Resu
 /** A hunk `git apply` holds to line 1 (`numberedFromStart`), found lower while the file begins with its new side: applied before. */
 function appliedAtStart(hunk: Hunk, found: { readonly start: number; readonly tier: LineTier }, { index, path, hunkIndex }: LocateContext): Result<never> | undefined {
   if (hunk.numberedFromStart !== true || found.start === 0) return undefined;
-  const newSide = hunk.lines.filter((line) => line.kind !== 'remove').map((line) => line.text);
+  const newSide = sideLines(hunk, 'new');
   if (newSide.length === 0 || seekHunk(index, { old: newSide, from: 0, atStart: true, atEnd: false, tiers: [found.tier] }).kind !== 'found') return undefined;
   const why = `Hunk ${hunkIndex + 1} of ${path} is numbered from line 1, where ${path} begins with its new side; its old side is only at line ${found.start + 1}.`;
   return fail(alreadyThere(path, why, hunkIndex));
@@ -158,10 +158,12 @@ function edgeOf(hunk: Hunk): string | undefined {
   return hunk.atEndOfFile ? ' at the end of the file' : undefined;
 }
 
-function oldLines(hunk: Hunk): string[] {
-  const old: string[] = [];
-  for (const line of hunk.lines) if (line.kind !== 'add') old.push(line.text);
-  return old;
+/** The hunk's lines on one side: context and removed lines (old), or context and added lines (new). */
+export function sideLines(hunk: Hunk, side: 'old' | 'new'): string[] {
+  const skipped = side === 'old' ? 'add' : 'remove';
+  const lines: string[] = [];
+  for (const line of hunk.lines) if (line.kind !== skipped) lines.push(line.text);
+  return lines;
 }
 
 /** What a located hunk is written into. */
