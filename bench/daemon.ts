@@ -64,7 +64,7 @@ export async function benchDaemon(options: DaemonOptions): Promise<DaemonResults
     const dry = await dryRunsAgainstUnknownMethod(sequential, daemon, options.quick ? 100 : 300);
     const applied = await appliedAgainstFloor(sequential, floorRoot, options.quick ? 60 : 200);
     const throughput = await throughputAgainstPeers(daemon, workspaceId, floorRoot, tree('patchd-bench-git-'));
-    const idle = await afterIdle(sequential, floorRoot, options.quick ? 1 : 3, options.idleMs);
+    const idle = await afterIdle(sequential, daemon, floorRoot, options.quick ? 1 : 3, options.idleMs);
     const warm = applied.samples.map((sample) => sample.roundTripMs);
     return {
       rows: [
@@ -210,14 +210,18 @@ interface AfterIdle {
   readonly patches: number[];
   /** The one-file fsync floor after the same idle: how much slower the machine itself is then. */
   readonly floors: number[];
+  /** An unknown-method round trip after the same idle: what waking two idle processes costs, before any patch work. */
+  readonly unknown: number[];
 }
 
-/** (f) A patch after the daemon sat idle, `samples` times; each after its own idle, the floor too. */
-async function afterIdle(sequential: SequentialFiles, floorRoot: string, samples: number, idleMs: number): Promise<AfterIdle> {
-  const idle: AfterIdle = { patches: [], floors: [] };
+/** (f) A patch after the daemon sat idle, `samples` times; each after its own idle, the floor and an unknown method too. */
+async function afterIdle(sequential: SequentialFiles, daemon: BenchDaemon, floorRoot: string, samples: number, idleMs: number): Promise<AfterIdle> {
+  const idle: AfterIdle = { patches: [], floors: [], unknown: [] };
   for (let sample = 0; sample < samples; sample++) {
     await sleep(idleMs);
     idle.floors.push(await oneFileFloor(floorRoot, SEQUENTIAL_FILES + sample, sample));
+    await sleep(idleMs);
+    idle.unknown.push((await timed(() => daemon.unknownMethod())).ms);
     await sleep(idleMs);
     idle.patches.push((await timed(() => sequential.apply())).ms);
   }
@@ -232,7 +236,8 @@ function idleRow(idle: AfterIdle, warm: readonly number[], warmFloor: readonly n
   const floorAfterIdle = median(idle.floors);
   return {
     id: 'f', label: `applied patch after ${idleMs / 1000} s idle ÷ warm p50`, ours: ms(median(idle.patches)),
-    peer: `${ms(warmMedian)} (warm, row c); the fsync floor after the same idle: ${ms(floorAfterIdle)}, ${times(floorAfterIdle / median(warmFloor))} its warm p50`,
+    peer: `${ms(warmMedian)} (warm, row c); after the same idle, the fsync floor: ${ms(floorAfterIdle)}, ${times(floorAfterIdle / median(warmFloor))} its warm p50; `
+      + `an unknown-method round trip: ${ms(median(idle.unknown))}`,
     value, shown: times(value), better: 'lower', goal,
     goalText: `≤ ${times(goal)} (warm p90)`, tolerance: 2.5,
   };
