@@ -65,13 +65,19 @@ export function readFileHeaders(cursor: LineCursor): Result<FileHeaderPaths> {
   return ok({ old: oldSide.value.path, new: newSide.value.path, oldEpoch: oldSide.value.epoch, newEpoch: newSide.value.epoch });
 }
 
-/** The path of a `---`/`+++` line: quoted or not, without GNU diff's tab + timestamp; null for /dev/null. */
+/**
+ * The path of a `---`/`+++` line: quoted or not, without GNU diff's tab + timestamp (after the
+ * closing quote of a quoted path: GNU diff quotes names with spaces or non-ASCII bytes); null
+ * for /dev/null.
+ */
 function readHeaderPath(text: string, index: number): Result<{ path: string | null; epoch: boolean }> {
-  const quoted = text.trimStart().startsWith('"');
-  const tab = quoted ? -1 : text.indexOf('\t');
+  const trimmed = text.trimStart();
+  const quotedEnd = trimmed.startsWith('"') ? readQuoted(trimmed, 0)?.end : undefined;
+  const tab = quotedEnd === undefined ? text.indexOf('\t') : -1;
   const path = readPathArgument(tab >= 0 ? text.slice(0, tab) : text, index);
   if (!path.ok) return path;
-  const epoch = tab >= 0 && isEpochTimestamp(text.slice(tab + 1));
+  const stamp = quotedEnd === undefined ? (tab >= 0 ? text.slice(tab) : '') : trimmed.slice(quotedEnd);
+  const epoch = stamp.startsWith('\t') && isEpochTimestamp(stamp.slice(1));
   return ok({ path: path.value === '/dev/null' ? null : path.value, epoch });
 }
 

@@ -42,6 +42,29 @@ describe('diff producers over the wire', () => {
     assert.equal(diffTrees(readTree(workspaceRoot), readTree(byPatch)), undefined);
   });
 
+  test('diff -ruN of names GNU diff quotes (a space, non-ASCII): the epoch date after the quote adds and deletes, forward and -R, as patch -p1 does', async () => {
+    using scratch = createScratch();
+    const before = { 'sub dir/gone one.txt': 'a\r\nb', 'é.txt': 'x\n', 'keep.txt': 'k\n' };
+    const after = { 'sub dir/new one.txt': 'n\n', 'ü.txt': 'y\n', 'keep.txt': 'k\n' };
+    const trees = { old: scratch.write('old', before), new: scratch.write('new', after) };
+    const patch = run('diff', ['-ruN', 'old', 'new'], scratch.dir, { ok: [1] }).stdout;
+    assert.match(patch, /^\+\+\+ "new\/sub dir\/gone one.txt"\t1970-01-01/m, 'GNU diff quotes the name and dates the missing side at the epoch');
+    for (const [from, reverse] of [['old', false], ['new', true]] as const) {
+      const byPatch = scratch.copy(from, `by-patch-${from}`);
+      run('patch', ['-p1', '-s', ...(reverse ? ['-R'] : [])], byPatch, { input: patch });
+      const workspaceRoot = scratch.copy(from, `ws-${from}`);
+      await using workspace = await client().openWorkspace(workspaceRoot);
+      const receipt = await workspace.apply(patch, { reverse });
+      assert.equal(receipt.status, 'applied', JSON.stringify(receipt.error));
+      const ops = receipt.files.map((file) => `${file.op} ${file.path}`).sort();
+      assert.deepEqual(ops, reverse
+        ? ['add sub dir/gone one.txt', 'add é.txt', 'delete sub dir/new one.txt', 'delete ü.txt']
+        : ['add sub dir/new one.txt', 'add ü.txt', 'delete sub dir/gone one.txt', 'delete é.txt']);
+      assert.equal(diffTrees(readTree(workspaceRoot), readTree(byPatch)), undefined);
+      assert.equal(diffTrees(readTree(workspaceRoot), readTree(trees[reverse ? 'old' : 'new'])), undefined);
+    }
+  });
+
   test('a diff made one directory up applies at the level where its files exist, or at the caller\'s strip', async () => {
     using scratch = createScratch();
     scratch.write('proj/lib', { 'x.txt': 'one\ntwo\n' });

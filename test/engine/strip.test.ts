@@ -51,6 +51,13 @@ describe('strip level', () => {
     assert.match(diagnostic?.message ?? '', /strip level 1/);
   });
 
+  test('a quoted name (GNU diff quotes spaces and non-ASCII bytes) keeps its timestamp: the epoch after the quote is an absent file', () => {
+    const patch = '--- "old/a b.txt"' + STAMP + '\n+++ "new/a b.txt"\t1970-01-01 00:00:00.000000000 +0000\n@@ -1 +0,0 @@\n-a\n'
+      + '--- "old/\\303\\251.txt"\t1970-01-01 00:00:00.000000000 +0000\n+++ "new/\\303\\251.txt"' + STAMP + '\n@@ -0,0 +1 @@\n+e\n'
+      + '--- "old/c d.txt"' + STAMP + '\n+++ "new/c d.txt"' + STAMP + '\n@@ -1 +0,0 @@\n-c\n';
+    assert.deepEqual(targets({ patch }), ['delete a b.txt', 'add é.txt', 'update c d.txt']);
+  });
+
   test('an empty file dated at the epoch is added or deleted', () => {
     const patch = '--- old/e.txt\t1970-01-01 00:00:00.000000000 +0000\n+++ new/e.txt' + STAMP + '\n';
     assert.deepEqual(parsed({ patch }).files, [{ op: 'add', path: 'e.txt', content: '' }]);
