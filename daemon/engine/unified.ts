@@ -193,7 +193,7 @@ function buildFiles(state: ParserState): Result<{ parsed: ParsedPatch; expects: 
       claimed = new Map();
       series.push({ title: parts[part]!.title, fileCount: 0 });
     }
-    const target = targetOf(section, state.options, found);
+    const target = targetOf(section, state.options, found, state.diagnostics);
     if (!target.ok) return target;
     if (section.bare && target.value.oldPath !== null) expects.push(target.value.oldPath);
     const built = buildFilePatch(target.value, section.hunks);
@@ -220,14 +220,30 @@ interface Found {
   readonly resolved: ResolvedNames;
 }
 
-function targetOf(section: Section, options: UnifiedOptions, found: Found[]): Result<Target> {
+function targetOf(section: Section, options: UnifiedOptions, found: Found[], diagnostics: Diagnostic[]): Result<Target> {
   if (section.target) return ok(section.target);
   const names = section.bare!;
   const resolved = resolveBareNames(names, options);
   if (!resolved.ok) return resolved;
   if (resolved.value.found || resolved.value.chose) found.push({ names, resolved: resolved.value });
   const epoch = (names.oldAbsent && names.old !== null) || (names.newAbsent && names.new !== null);
-  return ok({ line: names.line, oldPath: resolved.value.old, newPath: resolved.value.new, rename: false, epoch });
+  const { old: oldPath, new: newPath } = resolved.value;
+  if (oldPath !== null && oldPath === newPath && options.existing?.has(oldPath) === false && addsToEmpty(section.hunks)) {
+    const message = `${oldPath} does not exist, and its one hunk adds lines to nothing (\`@@ -0,0\`): it was added, as \`git apply\` and GNU patch do.`;
+    diagnostics.push({ code: 'missing_file_added', message, path: oldPath });
+    return ok({ line: names.line, oldPath: null, newPath, rename: false, epoch });
+  }
+  return ok({ line: names.line, oldPath, newPath, rename: false, epoch });
+}
+
+/**
+ * A section without `diff --git` whose file does not exist is an add when, as `svn diff` writes a
+ * new file and a model writing a diff by hand may, its one hunk has no old lines and is numbered
+ * from the top (`@@ -0,0`, whose `oldStart` is 1).
+ */
+function addsToEmpty(hunks: readonly ParsedHunk[]): boolean {
+  const [only, ...rest] = hunks;
+  return only !== undefined && rest.length === 0 && only.hunk.oldStart === 1 && only.hunk.lines.every((line) => line.kind === 'add');
 }
 
 /** Says which strip level was used where the names or the workspace decided it, and which of two names was patched. */

@@ -65,6 +65,28 @@ describe('diff producers over the wire', () => {
     }
   });
 
+  test('svn diff: a new file (`(nonexistent)`, `@@ -0,0`) is added, edits and emptied files are as GNU patch and git apply leave them', async () => {
+    using scratch = createScratch();
+    const start = { 'src/x.txt': 'a\nb\nc\n', 'src/gone.txt': 'gone\n' };
+    const section = (path: string, oldLabel: string, newLabel: string, hunk: string) =>
+      `Index: ${path}\n${'='.repeat(67)}\n--- ${path}\t(${oldLabel})\n+++ ${path}\t(${newLabel})\n${hunk}`;
+    const patch = section('src/x.txt', 'revision 12', 'working copy', '@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n')
+      + section('src/new.txt', 'nonexistent', 'working copy', '@@ -0,0 +1,2 @@\n+new\n+file\n')
+      + section('src/gone.txt', 'revision 12', 'nonexistent', '@@ -1 +0,0 @@\n-gone\n');
+    const byPatch = scratch.write('by-patch', start);
+    run('patch', ['-p0', '-s'], byPatch, { input: patch });
+    const byGit = scratch.write('by-git', start);
+    run('git', ['apply', '-p0', '-'], byGit, { input: patch });
+    assert.equal(diffTrees(readTree(byGit), readTree(byPatch)), undefined, 'git apply and GNU patch agree');
+    const workspaceRoot = scratch.write('ws', start);
+    await using workspace = await client().openWorkspace(workspaceRoot);
+    const receipt = await workspace.apply(patch);
+    assert.equal(receipt.status, 'applied', JSON.stringify(receipt.error));
+    assert.deepEqual(receipt.files.map((file) => `${file.op} ${file.path}`), ['update src/x.txt', 'add src/new.txt', 'update src/gone.txt']);
+    assert.ok(receipt.diagnostics.some((entry) => entry.code === 'missing_file_added' && entry.path === 'src/new.txt'));
+    assert.equal(diffTrees(readTree(workspaceRoot), readTree(byPatch)), undefined);
+  });
+
   test('a diff made one directory up applies at the level where its files exist, or at the caller\'s strip', async () => {
     using scratch = createScratch();
     scratch.write('proj/lib', { 'x.txt': 'one\ntwo\n' });

@@ -58,6 +58,23 @@ describe('strip level', () => {
     assert.deepEqual(targets({ patch }), ['delete a b.txt', 'add é.txt', 'update c d.txt']);
   });
 
+  test('a file that does not exist, with one hunk adding to nothing (`@@ -0,0`), is added, as git apply and GNU patch do', () => {
+    const adds = (name: string) => `--- ${name}\t(nonexistent)\n+++ ${name}\t(working copy)\n@@ -0,0 +1,2 @@\n+one\n+two\n`;
+    const patch = `Index: src/new.txt\n${'='.repeat(67)}\n${adds('src/new.txt')}`;
+    const missing = parsed({ patch, existingPaths: [] });
+    assert.deepEqual(missing.files, [{ op: 'add', path: 'src/new.txt', content: 'one\ntwo\n' }]);
+    assert.match(missing.diagnostics.find((entry) => entry.code === 'missing_file_added')?.message ?? '', /src\/new.txt does not exist/);
+    assert.deepEqual(targets({ patch: adds('a/b.txt').replace('+++ a/', '+++ b/'), existingPaths: [] }), ['add b.txt'], 'git\'s prefixes, without diff --git');
+    assert.deepEqual(targets({ patch, existingPaths: ['src/new.txt'] }), ['update src/new.txt'], 'an existing file gets the lines at its top');
+    assert.deepEqual(targets({ patch }), ['update src/new.txt'], 'nothing is added without asking the workspace');
+    const withContext = '--- x.txt\n+++ x.txt\n@@ -1 +1,2 @@\n a\n+b\n';
+    const twoHunks = '--- x.txt\n+++ x.txt\n@@ -0,0 +1 @@\n+a\n@@ -0,0 +2 @@\n+b\n';
+    const numberedLower = '--- x.txt\n+++ x.txt\n@@ -3,0 +4 @@\n+a\n';
+    for (const other of [withContext, twoHunks, numberedLower]) assert.deepEqual(targets({ patch: other, existingPaths: [] }), ['update x.txt'], other);
+    const git = 'diff --git a/x.txt b/x.txt\n--- a/x.txt\n+++ b/x.txt\n@@ -0,0 +1 @@\n+a\n';
+    assert.deepEqual(targets({ patch: git, existingPaths: [] }), ['update x.txt'], 'a git diff says new file mode when it adds');
+  });
+
   test('an empty file dated at the epoch is added or deleted', () => {
     const patch = '--- old/e.txt\t1970-01-01 00:00:00.000000000 +0000\n+++ new/e.txt' + STAMP + '\n';
     assert.deepEqual(parsed({ patch }).files, [{ op: 'add', path: 'e.txt', content: '' }]);
