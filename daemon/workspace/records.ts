@@ -19,7 +19,7 @@ import path from 'node:path';
 import { writeAll, type DiskCalls } from './diskCalls.ts';
 import { removeIfPresent, type DirectorySyncer } from './durable.ts';
 import { hasErrorCode } from './ioErrors.ts';
-import { decodeJournal, decodeJournalHeader, type Journal, type JournalRecord } from './journal.ts';
+import { decodeJournal, decodeJournalHeader, isAbandonedOwner, PROCESS_NONCE, type Journal, type JournalRecord } from './journal.ts';
 
 export interface FileChange {
   readonly path: string;
@@ -64,6 +64,8 @@ export interface LoadedRecord extends RecordHeader {
 /** How many records a checkpoint fsyncs at once. */
 const SYNC_BATCH = 64;
 const RECORD_NAME = /^((\d{13})-\d+-\d+)-([A-Za-z0-9_-]+)\.(\d+)\.record$/;
+/** A record's temp: `.<record name>.<process nonce>.tmp` (the record name holds the pid). */
+const RECORD_TEMP = /^\.(\d{13})-(\d+)-\d+-[A-Za-z0-9_-]+\.\d+\.record\.([0-9a-f]+)\.tmp$/;
 let sequence = 0;
 
 export class RecordStore {
@@ -97,7 +99,7 @@ export class RecordStore {
    */
   async write(name: string, chunks: readonly Uint8Array[]): Promise<void> {
     const target = path.join(this.directory, name);
-    const temp = path.join(this.directory, `.${name}.tmp`);
+    const temp = path.join(this.directory, `.${name}.${PROCESS_NONCE}.tmp`);
     const handle = await this.#disk.open(temp, 'w', 0o600);
     try {
       await writeAll(this.#disk, handle.fd, chunks);
@@ -105,6 +107,14 @@ export class RecordStore {
       await handle.close();
     }
     await this.#disk.rename(temp, target);
+  }
+
+  /** Removes the temps of records a process that is gone was writing when it died (`write`). */
+  async removeAbandonedTemps(): Promise<void> {
+    for (const name of await readdir(this.directory)) {
+      const match = RECORD_TEMP.exec(name);
+      if (match !== null && isAbandonedOwner(Number(match[2]), match[3]!)) await removeIfPresent(path.join(this.directory, name), this.#disk);
+    }
   }
 
   /** Writes `bytes` as record `name` durably, unless it already holds them (recovery re-creating a record a power loss dropped). */

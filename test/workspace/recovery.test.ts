@@ -206,6 +206,21 @@ test('a one-file commit killed before its rename leaves only a temp, which open 
   });
 });
 
+test('the temp of a record a dead process was writing is removed on open; a live process\'s temps and other files stay', async () => {
+  await withSandbox(CRASH_TREE, async (sandbox) => {
+    const first = await sandbox.open();
+    await first.close();
+    const temp = (pid: number, nonce: string) => `.1700000000000-${pid}-7-tx_1.0.record.${nonce}.tmp`;
+    const dead = temp(deadPid(), 'a1b2c3d4');
+    const live = temp(process.ppid, 'a1b2c3d4');
+    const other = '.notes.tmp';
+    for (const name of [dead, live, other]) await writeFile(path.join(historyDir(sandbox), name), 'half a record');
+    const workspace = await sandbox.open();
+    assert.deepEqual((await readdir(historyDir(sandbox))).sort(), [live, other].sort());
+    await workspace.close();
+  });
+});
+
 test('recovery leaves a file someone changed after the crash alone, reports it, and keeps the journal', async () => {
   await withSandbox(CRASH_TREE, async (sandbox) => {
     commitAndDie(sandbox, 2);
