@@ -148,9 +148,59 @@ function decodeUtf8(bytes: readonly number[], end: number): { value: string; end
   }
 }
 
-/** The paths of a pair of headers, normalised: `strip` leading components removed, or else git's prefixes (`stripGitPrefixes`). */
-function headerPaths(raw: RawPaths, gitPrefixed: boolean, strip: number | undefined, line: number): Result<RawPaths> {
-  return strip === undefined ? normalizePaths(stripGitPrefixes(raw, gitPrefixed)) : stripPaths(raw, strip, line);
+/** The paths of a pair of headers, normalised: `strip` leading components removed, or else the section's prefixes (`stripGitPrefixes` for git's). */
+function headerPaths(raw: RawPaths, prefixes: Prefixes | undefined, strip: number | undefined, line: number): Result<RawPaths> {
+  if (strip !== undefined) return stripPaths(raw, strip, line);
+  if (prefixes === undefined || prefixes === GIT_PREFIXES) return normalizePaths(stripGitPrefixes(raw, prefixes !== undefined));
+  return normalizePaths({ old: withoutPrefix(raw.old, prefixes.old), new: withoutPrefix(raw.new, prefixes.new) });
+}
+
+function withoutPrefix(name: string | null, prefix: string): string | null {
+  return name !== null && name.startsWith(prefix) ? name.slice(prefix.length) : name;
+}
+
+/** The prefixes the paths of a `diff --git` section carry, which `git apply` drops (its default `-p1`). */
+interface Prefixes {
+  readonly old: string;
+  readonly new: string;
+}
+
+const GIT_PREFIXES: Prefixes = { old: 'a/', new: 'b/' };
+
+/**
+ * The prefixes of a `diff --git` line's paths: git's `a/` `b/`, or two other first components
+ * (`diff.mnemonicPrefix`'s `c/` `i/` `w/` `o/`, `--src-prefix`/`--dst-prefix`) whose removal
+ * leaves one file twice, or a rename's `rename from`/`rename to`. Two equal first components
+ * are kept: `git diff --no-prefix` of `src/x` reads `diff --git src/x src/x`.
+ */
+function gitPrefixesOf(tokens: RawPaths | undefined, headers: GitHeaders): Prefixes | undefined {
+  if (tokens === undefined) {
+    if (/^"?a\//.test(headers.rest) && / "?b\//.test(headers.rest)) return GIT_PREFIXES;
+    // Unsplittable (a rename of names with spaces): the rename headers say where the first name ends.
+    const { renameFrom: from, renameTo: to } = headers;
+    const [oldPrefix, afterPrefix] = splitFirstComponent(headers.rest);
+    if (from === undefined || to === undefined || !afterPrefix.startsWith(`${from} `)) return undefined;
+    return otherPrefixes(`${oldPrefix}${from}`, afterPrefix.slice(from.length + 1), { from, to });
+  }
+  if (isGitPrefixed(tokens)) return GIT_PREFIXES;
+  const { renameFrom: from, renameTo: to } = headers;
+  const rename = from !== undefined && to !== undefined ? { from, to } : undefined;
+  return tokens.old === null || tokens.new === null ? undefined : otherPrefixes(tokens.old, tokens.new, rename);
+}
+
+/** Differing first components of `left` and `right` below which they name one file (or, given, a rename's two). */
+function otherPrefixes(left: string, right: string, rename?: { readonly from: string; readonly to: string }): Prefixes | undefined {
+  const [oldPrefix, oldRest] = splitFirstComponent(left);
+  const [newPrefix, newRest] = splitFirstComponent(right);
+  if (oldPrefix === '' || newPrefix === '' || oldPrefix === newPrefix) return undefined;
+  const named = rename === undefined ? oldRest === newRest : oldRest === rename.from && newRest === rename.to;
+  return named ? { old: oldPrefix, new: newPrefix } : undefined;
+}
+
+/** `c/`, `x.txt` of `c/x.txt`; `''` as the first when there is no component to drop. */
+function splitFirstComponent(path: string): [string, string] {
+  const slash = path.indexOf('/');
+  return slash > 0 && slash < path.length - 1 ? [path.slice(0, slash + 1), path.slice(slash + 1)] : ['', path];
 }
 
 // ─── Resolving a section's paths (path_escape, rename_path_mismatch) ────────────────────────────
@@ -162,10 +212,10 @@ function headerPaths(raw: RawPaths, gitPrefixed: boolean, strip: number | undefi
  */
 export function resolveGitTarget(headers: GitHeaders, strip: number | undefined): Result<Target> {
   const tokens = splitGitPaths(headers.rest);
-  const prefixed = tokens ? isGitPrefixed(tokens) : /^"?a\//.test(headers.rest) && / "?b\//.test(headers.rest);
-  const gitPaths = tokens === undefined ? ok(undefined) : headerPaths(tokens, prefixed, strip, headers.line);
+  const prefixes = gitPrefixesOf(tokens, headers);
+  const gitPaths = tokens === undefined ? ok(undefined) : headerPaths(tokens, prefixes, strip, headers.line);
   if (!gitPaths.ok) return gitPaths;
-  const git = { headers, paths: gitPaths.value, prefixed, strip };
+  const git = { headers, paths: gitPaths.value, prefixes, strip };
   if (headers.renameFrom !== undefined || headers.renameTo !== undefined) return resolveRename(git);
   if (headers.fileHeaders) return resolveGitFileHeaders(git, headers.fileHeaders);
   return resolveFromGitLine(git);
@@ -175,8 +225,8 @@ export function resolveGitTarget(headers: GitHeaders, strip: number | undefined)
 interface GitLine {
   readonly headers: GitHeaders;
   readonly paths: RawPaths | undefined;
-  /** The line uses `a/` `b/` prefixes, so `---`/`+++` do too. */
-  readonly prefixed: boolean;
+  /** The prefixes the line uses (`a/` `b/`, or others), so `---`/`+++` do too. */
+  readonly prefixes: Prefixes | undefined;
   readonly strip: number | undefined;
 }
 
@@ -192,7 +242,7 @@ function resolveRename(git: GitLine): Result<Target> {
   const to = rename.value.new ?? '';
   if (!gitLineNames(git, from, to)) return fail(gitLineMismatch(headers, `rename from ${from} / rename to ${to}`, to));
   if (headers.fileHeaders) {
-    const declared = headerPaths(headers.fileHeaders, git.prefixed, git.strip, headers.line);
+    const declared = headerPaths(headers.fileHeaders, git.prefixes, git.strip, headers.line);
     if (!declared.ok) return declared;
     if (declared.value.old !== from || declared.value.new !== to) {
       const described = `--- ${declared.value.old ?? '/dev/null'} / +++ ${declared.value.new ?? '/dev/null'}`;
@@ -205,7 +255,7 @@ function resolveRename(git: GitLine): Result<Target> {
 
 function resolveGitFileHeaders(git: GitLine, fileHeaders: RawPaths): Result<Target> {
   const { headers } = git;
-  const paths = headerPaths(fileHeaders, git.prefixed, git.strip, headers.line);
+  const paths = headerPaths(fileHeaders, git.prefixes, git.strip, headers.line);
   if (!paths.ok) return paths;
   const { old: oldPath, new: newPath } = paths.value;
   if (oldPath !== null && newPath !== null && oldPath !== newPath) {
@@ -239,7 +289,8 @@ function gitLineNames(git: GitLine, oldPath: string, newPath: string): boolean {
   if (git.paths !== undefined && git.paths.old === oldPath && git.paths.new === newPath) return true;
   // The line could not be split (spaces in paths): check it against the paths the other headers give.
   const rest = git.headers.rest;
-  return [`a/${oldPath}`, oldPath].some((left) => [`b/${newPath}`, newPath].some((right) => rest === `${left} ${right}`));
+  const { old: oldPrefix, new: newPrefix } = git.prefixes ?? GIT_PREFIXES;
+  return [`${oldPrefix}${oldPath}`, oldPath].some((left) => [`${newPrefix}${newPath}`, newPath].some((right) => rest === `${left} ${right}`));
 }
 
 function isGitPrefixed(tokens: RawPaths): boolean {
@@ -266,13 +317,17 @@ function splitAfterQuotedPath(rest: string): RawPaths | undefined {
   return second ? { old: first.value, new: second.value } : undefined;
 }
 
-/** Same path twice (the common case, spaces allowed): split in half. Else the one ` b/` (or ` `) separator. */
+/** Same path twice (the common case, spaces allowed): split in half, or where the two agree below their prefixes. Else the one ` b/` (or ` `) separator. */
 function splitUnquotedPaths(rest: string): RawPaths | undefined {
   const middle = (rest.length - 1) / 2;
   if (Number.isInteger(middle) && rest.charAt(middle) === ' ') {
     const left = rest.slice(0, middle);
     const right = rest.slice(middle + 1);
     if (left === right || (left.startsWith('a/') && right.startsWith('b/') && left.slice(2) === right.slice(2))) return { old: left, new: right };
+  }
+  // One file below two prefixes of different lengths (`left/x y`, `right/x y`): the space where they agree, as git splits it.
+  for (let space = rest.indexOf(' '); space > 0; space = rest.indexOf(' ', space + 1)) {
+    if (otherPrefixes(rest.slice(0, space), rest.slice(space + 1))) return { old: rest.slice(0, space), new: rest.slice(space + 1) };
   }
   const separator = rest.startsWith('a/') ? ' b/' : ' ';
   const at = rest.indexOf(separator);

@@ -156,6 +156,33 @@ describe('diff producers over the wire', () => {
     assert.equal(diffTrees(workTree(workspaceRoot), before), undefined, 'nothing written');
   });
 
+  test('git diff with other prefixes than a/ b/ (diff.mnemonicPrefix, --src-prefix/--dst-prefix) applies as git apply applies it', async () => {
+    using scratch = createScratch();
+    const repo = `${scratch.dir}/repo`;
+    const start = { 'src/main.c': 'int main(void)\n{\n    return 0;\n}\n', 'old name.txt': 'one\ntwo\nthree\nfour\n', 'gone.txt': 'bye\n' };
+    gitRepo(repo, start);
+    git(repo, 'mv', 'old name.txt', 'new name.txt');
+    git(repo, 'rm', '-q', 'gone.txt');
+    scratch.write('repo', { 'src/main.c': 'int main(void)\n{\n    return 1;\n}\n', 'new name.txt': 'one\ntwo\nthree\nfour\nfive\n', 'added.txt': 'new\n' });
+    git(repo, 'add', '-A');
+    const diffs = {
+      'diff.mnemonicPrefix, --cached (c/ i/)': git(repo, '-c', 'diff.mnemonicPrefix=true', 'diff', '--cached', '-M'),
+      'diff.mnemonicPrefix, HEAD (c/ w/)': git(repo, '-c', 'diff.mnemonicPrefix=true', 'diff', 'HEAD', '-M'),
+      '--src-prefix=left/ --dst-prefix=right/': git(repo, 'diff', '--cached', '-M', '--src-prefix=left/', '--dst-prefix=right/'),
+    };
+    assert.match(diffs['diff.mnemonicPrefix, --cached (c/ i/)'], /^diff --git c\/src\/main\.c i\/src\/main\.c$/m);
+    for (const [producer, patch] of Object.entries(diffs)) {
+      const from = scratch.write(`from-${producer.length}`, start);
+      const byGit = scratch.copy(`from-${producer.length}`, `by-git-${producer.length}`);
+      run('git', ['apply'], byGit, { input: patch });
+      await using workspace = await client().openWorkspace(from);
+      const receipt = await workspace.apply(patch);
+      assert.equal(receipt.status, 'applied', `${producer}: ${JSON.stringify(receipt.error)}`);
+      assert.deepEqual(receipt.files.map((file) => `${file.op} ${file.path}`).sort(), ['add added.txt', 'delete gone.txt', 'rename new name.txt', 'update src/main.c'], producer);
+      assert.equal(diffTrees(readTree(from), readTree(byGit)), undefined, producer);
+    }
+  });
+
   test('git diff --color=always applies as git apply applies the plain diff, with a diagnostic', async () => {
     using scratch = createScratch();
     const repo = `${scratch.dir}/repo`;

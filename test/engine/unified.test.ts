@@ -147,6 +147,22 @@ describe('prefixes and paths', () => {
     assert.equal(file.path, 'lib/x.js');
   });
 
+  test('other prefixes on a diff --git line (diff.mnemonicPrefix, --src-prefix/--dst-prefix) are dropped, as git apply -p1 does', () => {
+    assert.equal(onlyFile(patch('diff --git c/src/x.c w/src/x.c', 'index 1..2 100644', '--- c/src/x.c', '+++ w/src/x.c', '@@ -1 +1 @@', '-a', '+b')).path, 'src/x.c');
+    assert.deepEqual(onlyFile(patch('diff --git i/n.txt w/n.txt', 'new file mode 100644', '--- /dev/null', '+++ w/n.txt', '@@ -0,0 +1 @@', '+n')), { op: 'add', path: 'n.txt', content: 'n\n' });
+    assert.deepEqual(onlyFile(patch('diff --git left/my file right/my file', 'deleted file mode 100644', 'index e69de29..0000000')), { op: 'delete', path: 'my file', hunks: [], mustBeEmpty: true });
+    assert.deepEqual(onlyFile(patch('diff --git c/old name.txt i/new name.txt', 'similarity index 100%', 'rename from old name.txt', 'rename to new name.txt')),
+      { op: 'rename', fromPath: 'old name.txt', path: 'new name.txt', hunks: [] });
+    assert.deepEqual(onlyFile(patch('diff --git c/a.txt w/b.txt', 'rename from a.txt', 'rename to b.txt', '--- c/a.txt', '+++ w/b.txt', '@@ -1 +1 @@', '-a', '+b')).path, 'b.txt');
+  });
+
+  test('equal first components are not prefixes (--no-prefix), nor are ones a rename does not drop', () => {
+    assert.equal(onlyFile(patch('diff --git src/x.c src/x.c', '--- src/x.c', '+++ src/x.c', '@@ -1 +1 @@', '-a', '+b')).path, 'src/x.c');
+    const file = onlyFile(patch('diff --git src/a.txt lib/a.txt', 'rename from src/a.txt', 'rename to lib/a.txt'));
+    assert.deepEqual(file, { op: 'rename', fromPath: 'src/a.txt', path: 'lib/a.txt', hunks: [] });
+    rejected(patch('diff --git c/x.txt w/y.txt', '--- c/x.txt', '+++ w/y.txt', '@@ -1 +1 @@', '-a', '+b'), 'rename_path_mismatch');
+  });
+
   test('bare ---/+++ without prefixes', () => {
     assert.equal(onlyFile(patch('--- lib/x.js', '+++ lib/x.js', '@@ -1 +1 @@', '-a', '+b')).path, 'lib/x.js');
   });
