@@ -4,12 +4,15 @@
  * file's edges. So a hunk with no context before its first change begins the file, and one with
  * none after its last change ends it; so does a hunk with less context before its change than the
  * diff shows elsewhere, when its numbers agree that it starts at line 1. `git apply` holds hunks
- * to the file's edges, and so does patchd for a diff git made (an `index` line says so). Other
- * diffs are often written by hand or by a model, context trimmed at will; their hunks go wherever
- * their context is (DESIGN, Matching). The edges are what stops a git diff applied a second time
- * from finding its old lines inside its own new ones.
+ * to the file's edges, and so does patchd for a diff git made (an `index` line says so), and for
+ * one `diff -u` made (its timestamps on both header lines), which GNU patch holds there too —
+ * `yielding`: as GNU patch's fuzz lets such a hunk move when the file grew beyond the edge, so does
+ * patchd, unless the hunk's new side is in the file already (`Hunk.edgesYield`).
+ * Other diffs are often written by hand or by a model, context trimmed at will; their hunks go
+ * wherever their context is (DESIGN, Matching). The edges are what stops a diff applied a second
+ * time from finding its old lines inside its own new ones.
  *
- * All of this holds for `git diff -U<n>` with n ≥ 1 only. A `-U0` diff shows no context at a
+ * All of this holds for `git diff -U<n>` (and `diff -U<n>`) with n ≥ 1 only. A `-U0` diff shows no context at a
  * hunk's edges, yet may show some between its changes (`--inter-hunk-context`) or before them
  * (`-W`, the whole function): its hunks say nothing about the file's edges. `-U<n>` shows context
  * before every hunk but the first and after every hunk but the last; hunks lacking it there, or
@@ -20,7 +23,7 @@
  */
 import type { Hunk } from './types.ts';
 
-export function withFileEdges(hunks: readonly Hunk[]): readonly Hunk[] {
+export function withFileEdges(hunks: readonly Hunk[], yielding = false): readonly Hunk[] {
   const edges = hunks.map((hunk) => ({ leading: leadingContext(hunk), trailing: trailingContext(hunk) }));
   if (!madeWithContext(hunks, edges)) return hunks;
   const shown = Math.max(...edges.flatMap(({ leading, trailing }) => [leading, trailing]));
@@ -30,7 +33,7 @@ export function withFileEdges(hunks: readonly Hunk[]): readonly Hunk[] {
     const endsFile = trailing === 0;
     const numberedFromStart = !startsFile && hunk.oldStart === 1;
     if (!startsFile && !endsFile && !numberedFromStart) return hunk;
-    return { ...hunk, atStartOfFile: startsFile, atEndOfFile: hunk.atEndOfFile || endsFile, numberedFromStart };
+    return { ...hunk, atStartOfFile: startsFile, atEndOfFile: hunk.atEndOfFile || endsFile, numberedFromStart, ...(yielding ? { edgesYield: true } : {}) };
   });
 }
 

@@ -108,6 +108,7 @@ function locateHunk(hunk: Hunk, from: number, shift: number, context: LocateCont
   const clampedHint = hint === undefined ? undefined : Math.min(Math.max(hint, searchFrom), index.length - old.length);
   const outcome = seekHunk(index, { old, from: searchFrom, hint: clampedHint, atEnd: hunk.atEndOfFile, atStart: hunk.atStartOfFile, tiers });
   if (outcome.kind === 'found') return endsAsSaid(hunk, context) ?? appliedAtStart(hunk, outcome, context) ?? ok({ start: outcome.start, tier: outcome.tier });
+  if (outcome.kind === 'missing' && hunk.edgesYield === true) return beyondEdges(hunk, from, shift, context);
   if (outcome.kind === 'ambiguous') {
     const lines = outcome.starts.map((start) => start + 1).join(', ');
     return fail(engineError('ambiguous_context', `Hunk ${hunkIndex + 1} of ${path} matches at several places (lines ${lines}${outcome.starts.length >= 5 ? ', …' : ''}).`, { path, hunkIndex }));
@@ -120,6 +121,22 @@ function endsAsSaid(hunk: Hunk, { index, path, hunkIndex }: LocateContext): Resu
   if (hunk.finalNewline === undefined || hunk.finalNewline.old === index.finalNewline) return undefined;
   const said = hunk.finalNewline.old ? 'with a newline (its `\\ No newline at end of file` marks only the new side)' : 'without a newline (`\\ No newline at end of file`)';
   return fail(engineError('context_not_found', `Hunk ${hunkIndex + 1} of ${path} says the file ends ${said}, but it ${index.finalNewline ? 'has one' : 'has none'}.`, { path, hunkIndex }));
+}
+
+/**
+ * A hunk held to an edge the file no longer has there, whose edges yield (`Hunk.edgesYield`):
+ * already applied when its new side is in the file, else placed as if it had no edges.
+ */
+function beyondEdges(hunk: Hunk, from: number, shift: number, context: LocateContext): Result<{ start: number; tier: LineTier }> {
+  const { index, path, hunkIndex, tiers } = context;
+  const newSide = sideLines(hunk, 'new');
+  const applied = seekHunk(index, { old: newSide, from: 0, atStart: false, atEnd: false, tiers });
+  if (applied.kind !== 'missing') {
+    const at = applied.kind === 'found' ? `line ${applied.start + 1}` : `lines ${applied.starts.map((start) => start + 1).join(', ')}`;
+    return fail(alreadyThere(path, `Hunk ${hunkIndex + 1} of ${path} is not${edgeOf(hunk) ?? ''}, and its new side is in the file already (${at}).`, hunkIndex));
+  }
+  const unheld = { ...hunk, atStartOfFile: false, atEndOfFile: hunk.finalNewline !== undefined, edgesYield: false };
+  return locateHunk(unheld, from, shift, context);
 }
 
 /** A hunk `git apply` holds to line 1 (`numberedFromStart`), found lower while the file begins with its new side: applied before. */

@@ -76,6 +76,12 @@ export interface Hunk {
   /** The hunk must begin at the first line of the file: a git diff's hunk without context before its first change (`fileEdges.ts`). */
   readonly atStartOfFile?: boolean | undefined;
   /**
+   * The edges `fileEdges.ts` inferred give way when the file no longer has them there (lines were
+   * added beyond them), as GNU patch's fuzz lets a `diff -u` hunk move: unless its new side is in
+   * the file already, the hunk then goes where its context is.
+   */
+  readonly edgesYield?: boolean | undefined;
+  /**
    * A git diff made with context numbers the hunk from line 1, with all the context it shows: `git
    * apply` holds it there; patchd, whose numbers a model may have moved, does not, but refuses it
    * found elsewhere while the file begins with its new side, as applied already (`fileEdges.ts`).

@@ -55,6 +55,8 @@ interface ParserState extends LineCursor {
 interface Section {
   readonly target?: Target | undefined;
   readonly bare?: BareNames | undefined;
+  /** A bare section `diff -u` made (`FileHeaderPaths.dated`). */
+  readonly dated?: boolean;
   readonly hunks: readonly ParsedHunk[];
   /** 0-based line where the section starts (which part of a series it belongs to). */
   readonly index: number;
@@ -149,7 +151,7 @@ function parseBareSection(state: ParserState): EngineError | undefined {
   const start = state.index;
   const paths = readFileHeaders(state);
   if (!paths.ok) return paths.error;
-  return readSection(state, provisionalName(paths.value), (hunks) => ({ bare: bareNames(paths.value, start + 1, hunks), hunks, index: start }));
+  return readSection(state, provisionalName(paths.value), (hunks) => ({ bare: bareNames(paths.value, start + 1, hunks), dated: paths.value.dated, hunks, index: start }));
 }
 
 /** Reads a section's hunks and records it. */
@@ -231,9 +233,9 @@ function targetOf(section: Section, options: UnifiedOptions, found: Found[], dia
   if (oldPath !== null && oldPath === newPath && options.existing?.has(oldPath) === false && addsToEmpty(section.hunks)) {
     const message = `${oldPath} does not exist, and its one hunk adds lines to nothing (\`@@ -0,0\`): it was added, as \`git apply\` and GNU patch do.`;
     diagnostics.push({ code: 'missing_file_added', message, path: oldPath });
-    return ok({ line: names.line, oldPath: null, newPath, rename: false, epoch });
+    return ok({ line: names.line, oldPath: null, newPath, rename: false, epoch, dated: section.dated });
   }
-  return ok({ line: names.line, oldPath, newPath, rename: false, epoch });
+  return ok({ line: names.line, oldPath, newPath, rename: false, epoch, dated: section.dated });
 }
 
 /**
@@ -344,10 +346,10 @@ function unsupportedFeature(text: string, index: number): EngineError | undefine
 /** The section's `FilePatch`, or null for a mode-only section (nothing to do but list its metadata). */
 function buildFilePatch(target: Target, parsed: readonly ParsedHunk[]): Result<FilePatch | null> {
   const { oldPath, newPath } = target;
-  // An index line says git made the diff, and what the file was.
+  // An index line says git made the diff, and what the file was; timestamps, that `diff -u` did.
   const gitBlobs = target.git?.blobs;
   const asParsed = parsed.map((entry) => entry.hunk);
-  const hunks = gitBlobs === undefined ? asParsed : withFileEdges(asParsed);
+  const hunks = gitBlobs !== undefined ? withFileEdges(asParsed) : target.dated === true ? withFileEdges(asParsed, true) : asParsed;
   const blobs = gitBlobs === undefined ? {} : { blobs: gitBlobs };
   if (target.rename && oldPath !== null && newPath !== null) return ok({ op: 'rename', fromPath: oldPath, path: newPath, hunks, ...blobs });
   if (oldPath === null && newPath === null) {

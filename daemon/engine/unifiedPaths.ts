@@ -22,6 +22,8 @@ export interface RawPaths {
 export interface FileHeaderPaths extends RawPaths {
   readonly oldEpoch: boolean;
   readonly newEpoch: boolean;
+  /** Both lines carry the timestamp `diff -u` writes after a tab: the diff tool made it. */
+  readonly dated: boolean;
 }
 
 /** What a `diff --git` header block said. */
@@ -50,6 +52,8 @@ export interface Target {
   readonly git?: GitHeaders;
   /** A side is absent because `diff -N` dated it at the Unix epoch (so an empty section adds or deletes an empty file). */
   readonly epoch?: boolean;
+  /** A section without `diff --git` whose two header lines carry `diff -u`'s timestamps: the diff tool made it. */
+  readonly dated?: boolean;
 }
 
 // ─── Reading header paths ───────────────────────────────────────────────────────────────────────
@@ -62,7 +66,9 @@ export function readFileHeaders(cursor: LineCursor): Result<FileHeaderPaths> {
   const newSide = readHeaderPath(withoutCr(lineAt(cursor, index + 1)).slice(4), index + 1);
   if (!newSide.ok) return newSide;
   cursor.index += 2;
-  return ok({ old: oldSide.value.path, new: newSide.value.path, oldEpoch: oldSide.value.epoch, newEpoch: newSide.value.epoch });
+  const { value: old } = oldSide;
+  const { value: next } = newSide;
+  return ok({ old: old.path, new: next.path, oldEpoch: old.epoch, newEpoch: next.epoch, dated: old.dated && next.dated });
 }
 
 /**
@@ -70,23 +76,21 @@ export function readFileHeaders(cursor: LineCursor): Result<FileHeaderPaths> {
  * closing quote of a quoted path: GNU diff quotes names with spaces or non-ASCII bytes); null
  * for /dev/null.
  */
-function readHeaderPath(text: string, index: number): Result<{ path: string | null; epoch: boolean }> {
+function readHeaderPath(text: string, index: number): Result<{ path: string | null; epoch: boolean; dated: boolean }> {
   const trimmed = text.trimStart();
   const quotedEnd = trimmed.startsWith('"') ? readQuoted(trimmed, 0)?.end : undefined;
   const tab = quotedEnd === undefined ? text.indexOf('\t') : -1;
   const path = readPathArgument(tab >= 0 ? text.slice(0, tab) : text, index);
   if (!path.ok) return path;
   const stamp = quotedEnd === undefined ? (tab >= 0 ? text.slice(tab) : '') : trimmed.slice(quotedEnd);
-  const epoch = stamp.startsWith('\t') && isEpochTimestamp(stamp.slice(1));
-  return ok({ path: path.value === '/dev/null' ? null : path.value, epoch });
+  const time = stamp.startsWith('\t') ? TIMESTAMP.exec(stamp.slice(1)) : null;
+  return ok({ path: path.value === '/dev/null' ? null : path.value, epoch: time !== null && isEpoch(time), dated: time !== null });
 }
 
 const TIMESTAMP = /^\s*(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.\d+)?\s*([+-])(\d\d)(\d\d)\s*$/;
 
 /** `1970-01-01 00:00:00 +0000`, or the same instant in another zone: how `diff -N` dates a file that is not there. */
-function isEpochTimestamp(text: string): boolean {
-  const match = TIMESTAMP.exec(text);
-  if (!match) return false;
+function isEpoch(match: RegExpExecArray): boolean {
   const [year, month, day, hours, minutes, seconds, sign, zoneHours, zoneMinutes] = match.slice(1);
   const local = Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hours), Number(minutes), Number(seconds));
   const zone = (sign === '-' ? -1 : 1) * (Number(zoneHours) * 60 + Number(zoneMinutes)) * 60_000;

@@ -230,6 +230,21 @@ describe('already applied or reversed', () => {
     assert.equal(textOf(run({ patch: zero }, { 'f.txt': 'a\nb\nc\nmore\n' }).plan, 'f.txt'), 'a\nb\nc\nend\nmore\n');
   });
 
+  test('a diff -u hunk (timestamps on both header lines) is held to the file\'s edges as GNU patch holds it, and moves past them as its fuzz does', () => {
+    const stamp = '\t2026-11-27 07:32:55.220944641 +0000';
+    const dated = (body: string, oldStamp = stamp, newStamp = stamp) => `--- old/f.txt${oldStamp}\n+++ new/f.txt${newStamp}\n${body}`;
+    const atEnd = '@@ -1,3 +1,5 @@\n a\n b\n   x\n+}\n+b\n';
+    assert.equal(textOf(run({ patch: dated(atEnd) }, { 'f.txt': 'a\nb\n  x\n' }).plan, 'f.txt'), 'a\nb\n  x\n}\nb\n');
+    assert.equal(codeOf({ patch: dated(atEnd) }, { 'f.txt': 'a\nb\n  x\n}\nb\n' }), 'already_applied', 'applied twice');
+    assert.equal(codeOf({ patch: dated(atEnd) }, { 'f.txt': 'a\nb\n  x\n}\nb\nmore\n' }), 'already_applied', 'applied twice, then a line added below');
+    assert.equal(textOf(run({ patch: dated(atEnd) }, { 'f.txt': 'a\nb\n  x\nmore\n' }).plan, 'f.txt'), 'a\nb\n  x\n}\nb\nmore\n', 'lines added below since');
+    const atTop = '@@ -1,2 +1,3 @@\n+top\n a\n b\n';
+    assert.equal(codeOf({ patch: dated(atTop) }, { 'f.txt': 'top\na\nb\n' }), 'already_applied');
+    assert.equal(textOf(run({ patch: dated(atTop) }, { 'f.txt': 'first\na\nb\n' }).plan, 'f.txt'), 'first\ntop\na\nb\n', 'lines added above since');
+    // Without timestamps (a header written by hand or by a model), held to no edge: applied twice, it is written twice.
+    assert.equal(textOf(run({ patch: dated(atEnd, stamp, '') }, { 'f.txt': 'a\nb\n  x\n}\nb\n' }).plan, 'f.txt'), 'a\nb\n  x\n}\nb\n}\nb\n');
+  });
+
   test('a git diff hunk numbered from line 1 with all its context, found lower while the file begins with its new side, is already_applied', () => {
     // Its old side `a b c d e f` reappears inside its new side, from line 4.
     const patch = 'diff --git a/f.txt b/f.txt\nindex 0fdf397..dbcca29 100644\n--- a/f.txt\n+++ b/f.txt\n@@ -1,6 +1,9 @@\n a\n b\n c\n+a\n+b\n+c\n d\n e\n f\n';
