@@ -71,7 +71,9 @@ function parseAll(lines: readonly string[], options: UnifiedOptions): Result<Par
     if (error) return fail(error);
   }
   if (state.sections.length === 0) {
-    return fail(engineError('parse_error', 'No file section found. A unified diff starts each file with `--- a/path` and `+++ b/path` (or a `diff --git` line), followed by `@@` hunks.'));
+    const other = otherDiffFormat(lines);
+    const what = other === undefined ? '' : ` This is ${other}, which patchd does not read: make the diff with \`diff -u\` or \`git diff\`.`;
+    return fail(engineError('parse_error', `No file section found.${what} A unified diff starts each file with \`--- a/path\` and \`+++ b/path\` (or a \`diff --git\` line), followed by \`@@\` hunks.`));
   }
   const bare = state.sections.flatMap((section) => (section.bare ? [section.bare] : []));
   if (options.probe === true && options.existing === undefined) {
@@ -84,6 +86,18 @@ function parseAll(lines: readonly string[], options: UnifiedOptions): Result<Par
   }
   const built = buildFiles(state);
   return built.ok ? ok(built.value.parsed) : built;
+}
+
+const CONTEXT_HUNK_SEPARATOR = /^\*{15}$/;
+const CONTEXT_HUNK_OLD_RANGE = /^\*\*\* \d+(?:,\d+)? \*\*\*\*$/;
+const NORMAL_COMMAND = /^\d+(?:,\d+)?[acd]\d+(?:,\d+)?$/;
+
+/** GNU diff's other output formats, told by their hunk lines, for the error when no unified section was found. */
+function otherDiffFormat(lines: readonly string[]): string | undefined {
+  const plain = lines.map(withoutCr);
+  if (plain.some((line) => CONTEXT_HUNK_SEPARATOR.test(line)) && plain.some((line) => CONTEXT_HUNK_OLD_RANGE.test(line))) return 'a context diff (`diff -c`)';
+  if (plain.some((line) => NORMAL_COMMAND.test(line)) && plain.some((line) => line.startsWith('< ') || line.startsWith('> '))) return 'a normal diff (`diff` without `-u`)';
+  return undefined;
 }
 
 /** Handles the line at `state.index` outside any file section: a header starts one, anything else is text around the patch. */

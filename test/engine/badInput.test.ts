@@ -28,6 +28,18 @@ test('random bytes are a typed error', () => {
   }
 });
 
+test('a context diff (diff -c) or a normal diff (diff) is a parse_error that names the format and asks for diff -u', () => {
+  const context = '*** old/f.txt\t2026-11-27 07:56:51.949680468 +0000\n--- new/f.txt\t2026-11-27 07:56:51.949680468 +0000\n***************\n*** 1,3 ****\n  a\n! b\n  c\n--- 1,3 ----\n  a\n! B\n  c\n';
+  const normal = '2c2\n< b\n---\n> B\n4a5,6\n> x\n> y\n';
+  for (const [patch, name] of [[context, 'a context diff (`diff -c`)'], [normal, 'a normal diff (`diff` without `-u`)'], [normal.replaceAll('\n', '\r\n'), 'a normal diff']] as const) {
+    const error = rejectedWith(patch);
+    assert.equal(error.code, 'parse_error');
+    assert.ok(error.message.includes(`This is ${name}`), error.message);
+    assert.match(error.message, /make the diff with `diff -u`/);
+  }
+  assert.doesNotMatch(rejectedWith('just some prose\n< not a diff\n').message, /This is/);
+});
+
 test('NUL bytes are refused', () => {
   assert.equal(rejectedWith('--- a/x\n+++ b/x\n@@\n-a\0\n+b\n').code, 'parse_error');
 });
