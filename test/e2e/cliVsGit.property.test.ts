@@ -23,13 +23,13 @@
 import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'node:test';
 import fc from 'fast-check';
 import {
-  changed, differential, drift, drifted, files, hunkRanges, listing, listingOf, op, patchdAsync, RUNS, treeOf, writeTree,
+  changed, differential, drift, drifted, files, hunkRanges, listing, listingOf, op, patchdAsync, RUNS, stageRun, treeOf, writeTree,
   type Drift, type FileSpec, type Op, type Report, type Tree,
 } from '../helpers/randomTrees.ts';
 
@@ -126,13 +126,7 @@ async function checkScenario(base: string, index: number, testCase: Case, prepar
   const reverse = sc.kind === 'reverse' || sc.kind === 'reverse-old';
   const start = sc.kind === 'drifted' ? prepared.drifted!.start : sc.kind === 'forward' || sc.kind === 'reverse-old' ? before : after;
   const intended = sc.kind === 'forward' ? after : sc.kind === 'reverse' ? before : undefined;
-  const dir = join(base, `s${index}`);
-  const gitDir = join(dir, 'git');
-  const pdDir = join(dir, 'patchd');
-  writeTree(gitDir, start);
-  writeTree(pdDir, start);
-  const patchFile = join(dir, 'change.diff');
-  writeFileSync(patchFile, patch);
+  const { peerDir: gitDir, patchdDir: pdDir, patchFile } = stageRun(join(base, `s${index}`), start, patch, 'git');
   const strip = testCase.noPrefix ? ['-p0'] : sc.explicitP1 ? ['-p1'] : [];
   const common = [...(reverse ? ['-R'] : []), ...strip];
   const source = sc.stdin ? [] : [patchFile];

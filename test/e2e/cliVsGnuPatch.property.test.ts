@@ -18,13 +18,13 @@
 import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'node:test';
 import fc from 'fast-check';
 import {
-  changed, differential, drift, drifted, files, hunkRanges, listing, listingOf, op, patchdAsync, RUNS, treeOf, writeTree, type Tree,
+  changed, differential, drift, drifted, files, hunkRanges, listing, listingOf, op, patchdAsync, RUNS, stageRun, treeOf, writeTree, type Tree,
 } from '../helpers/randomTrees.ts';
 
 type Kind = 'forward' | 'reverse' | 'again' | 'drifted';
@@ -84,12 +84,7 @@ test('patchd apply against GNU diff -ruN and GNU patch: same bytes, on random tr
       const ranges = (path: string) => (context === 0 ? [] : hunkRanges(tool('diff', [...diffArgs, join('old', path), join('new', path)], base).stdout));
       const moved = kind === 'drifted' ? drifted(before, after, testCase.drift, ranges) : undefined;
       const start = moved?.start ?? (kind === 'forward' || (kind === 'again' && reverse) ? before : after);
-      const gnuDir = join(base, 'gnu');
-      const pdDir = join(base, 'patchd');
-      writeTree(gnuDir, start);
-      writeTree(pdDir, start);
-      const patchFile = join(base, 'change.diff');
-      writeFileSync(patchFile, patch);
+      const { peerDir: gnuDir, patchdDir: pdDir, patchFile } = stageRun(base, start, patch, 'gnu');
       const direction = reverse ? ['-R'] : [];
       const dry = testCase.dryRun ? ['--dry-run'] : [];
       const gnuArgs = ['-p1', '-s', '--batch', '--forward', '--no-backup-if-mismatch', '--reject-file=-', ...direction, ...dry, '-i', patchFile];

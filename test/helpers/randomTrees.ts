@@ -198,6 +198,17 @@ export function writeTree(dir: string, tree: Tree): void {
   }
 }
 
+/** Under `dir`: the tree `start` twice, for the peer tool (`peerName`) and for patchd, and the patch in a file beside them. */
+export function stageRun(dir: string, start: Tree, patch: string, peerName: string): { peerDir: string; patchdDir: string; patchFile: string } {
+  const peerDir = join(dir, peerName);
+  const patchdDir = join(dir, 'patchd');
+  writeTree(peerDir, start);
+  writeTree(patchdDir, start);
+  const patchFile = join(dir, 'change.diff');
+  writeFileSync(patchFile, patch);
+  return { peerDir, patchdDir, patchFile };
+}
+
 /** Every directory and file under `dir` but `.git`: `d path` or `f path sha256`, sorted. */
 export function listing(dir: string): string[] {
   const entries: string[] = [];
