@@ -4,15 +4,15 @@
  * file's edges. So a hunk with no context before its first change begins the file, and one with
  * none after its last change ends it; so does a hunk with less context before its change than the
  * diff shows elsewhere, when its numbers agree that it starts at line 1. `git apply` holds hunks
- * to the file's edges, and so does patchd for a diff git made (an `index` line says so), and for
- * one `diff -u` made (its timestamps on both header lines), which GNU patch holds there too —
- * `yielding`: as GNU patch's fuzz lets such a hunk move when the file grew beyond the edge, so does
- * patchd, unless the hunk's new side is in the file already (`Hunk.edgesYield`).
+ * to the file's edges, and so does patchd for a diff git made (an `index` line says so). GNU
+ * patch does the same, and so does patchd for a diff `diff -u` made (its timestamps on both
+ * header lines) — `yielding`: as GNU patch's fuzz lets such a hunk move when the file grew beyond
+ * the edge, so does patchd, unless the hunk's new side is in the file already (`Hunk.edgesYield`).
  * Other diffs are often written by hand or by a model, context trimmed at will; their hunks go
  * wherever their context is (DESIGN, Matching). The edges are what stops a diff applied a second
  * time from finding its old lines inside its own new ones.
  *
- * All of this holds for `git diff -U<n>` (and `diff -U<n>`) with n ≥ 1 only. A `-U0` diff shows no context at a
+ * All of this holds for `-U<n>` diffs with n ≥ 1 only. A `-U0` diff shows no context at a
  * hunk's edges, yet may show some between its changes (`--inter-hunk-context`) or before them
  * (`-W`, the whole function): its hunks say nothing about the file's edges. `-U<n>` shows context
  * before every hunk but the first and after every hunk but the last; hunks lacking it there, or
