@@ -1,7 +1,8 @@
 /**
  * Row (h3), parsing cost against patch size: patches built to provoke rescans (prose after many
  * hunks, a mailbox of many mails, `---`/`+++` pairs as hunk lines, a header thousands of
- * components deep) parsed at n and 8n. CPU per patch character must stay flat; a quadratic step
+ * components deep, a `diff --git` line of one spaced name below prefixes of two lengths) parsed
+ * at n and 8n. CPU per patch character must stay flat; a quadratic step
  * shows as a ratio near 8. (test/engine/parseWork.test.ts counts line reads without a clock.)
  *
  * What the row must not measure is V8's young generation. With Node's default (16 MB
@@ -27,6 +28,7 @@ const SHAPES: Readonly<Record<string, (n: number) => string>> = {
   'mails': (n) => repeat(n, (i) => `From abc Mon Jan 1 00:00:00 2001\nSubject: s${i}\n\nbody\n`),
   'header pairs as body': (n) => `--- a/x\n+++ b/x\n@@ -1,${n} +1,${n} @@\n` + repeat(n, (i) => `--- a${i}\n+++ b${i}\n`),
   'deep header': (n) => `--- ${'o/'.repeat(n)}f\n+++ ${'n/'.repeat(n)}f\n@@ -1 +1 @@\n-a\n+b\n`,
+  'spaced git line': (n) => `diff --git c/f${' x'.repeat(4 * n)} ww/f${' x'.repeat(4 * n)}\nnew file mode 100644\n`,
 };
 
 const SMALL = 2_000;

@@ -321,6 +321,27 @@ function splitAfterQuotedPath(rest: string): RawPaths | undefined {
   return second ? { old: first.value, new: second.value } : undefined;
 }
 
+/**
+ * One file below two prefixes of different lengths (`left/x y right/x y`): split at the space
+ * where the two agree, as git splits it. In one pass from the right: the path after a space must
+ * be as long below its first `/` as the path before it is below its own, which holds at one
+ * space at most (the sum of the two positions only falls as the space moves left).
+ */
+function splitBelowPrefixes(rest: string): RawPaths | undefined {
+  const firstSlash = rest.indexOf('/');
+  if (firstSlash <= 0) return undefined;
+  let slashAfter = -1;
+  for (let start = rest.length - 1; start > firstSlash + 1; start--) {
+    if (rest.charAt(start) === '/') slashAfter = start;
+    if (rest.charAt(start - 1) !== ' ' || slashAfter <= start) continue;
+    const space = start - 1;
+    if (space - firstSlash - 1 !== rest.length - slashAfter - 1) continue;
+    const [left, right] = [rest.slice(0, space), rest.slice(start)];
+    return otherPrefixes(left, right) === undefined ? undefined : { old: left, new: right };
+  }
+  return undefined;
+}
+
 /** Same path twice (the common case, spaces allowed): split in half, or where the two agree below their prefixes. Else the one ` b/` (or ` `) separator. */
 function splitUnquotedPaths(rest: string): RawPaths | undefined {
   const middle = (rest.length - 1) / 2;
@@ -329,10 +350,8 @@ function splitUnquotedPaths(rest: string): RawPaths | undefined {
     const right = rest.slice(middle + 1);
     if (left === right || (left.startsWith('a/') && right.startsWith('b/') && left.slice(2) === right.slice(2))) return { old: left, new: right };
   }
-  // One file below two prefixes of different lengths (`left/x y`, `right/x y`): the space where they agree, as git splits it.
-  for (let space = rest.indexOf(' '); space > 0; space = rest.indexOf(' ', space + 1)) {
-    if (otherPrefixes(rest.slice(0, space), rest.slice(space + 1))) return { old: rest.slice(0, space), new: rest.slice(space + 1) };
-  }
+  const belowPrefixes = splitBelowPrefixes(rest);
+  if (belowPrefixes !== undefined) return belowPrefixes;
   const separator = rest.startsWith('a/') ? ' b/' : ' ';
   const at = rest.indexOf(separator);
   if (at <= 0 || rest.indexOf(separator, at + 1) >= 0) return undefined;

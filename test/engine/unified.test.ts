@@ -151,6 +151,8 @@ describe('prefixes and paths', () => {
     assert.equal(onlyFile(patch('diff --git c/src/x.c w/src/x.c', 'index 1..2 100644', '--- c/src/x.c', '+++ w/src/x.c', '@@ -1 +1 @@', '-a', '+b')).path, 'src/x.c');
     assert.deepEqual(onlyFile(patch('diff --git i/n.txt w/n.txt', 'new file mode 100644', '--- /dev/null', '+++ w/n.txt', '@@ -0,0 +1 @@', '+n')), { op: 'add', path: 'n.txt', content: 'n\n' });
     assert.deepEqual(onlyFile(patch('diff --git left/my file right/my file', 'deleted file mode 100644', 'index e69de29..0000000')), { op: 'delete', path: 'my file', hunks: [], mustBeEmpty: true });
+    assert.deepEqual(onlyFile(patch('diff --git x/a b/c d yy/a b/c d', 'new file mode 100644')), { op: 'add', path: 'a b/c d', content: '' });
+    rejected(patch('diff --git x/a b/c d yy/a b/c e', 'new file mode 100644'), 'parse_error');
     assert.deepEqual(onlyFile(patch('diff --git c/old name.txt i/new name.txt', 'similarity index 100%', 'rename from old name.txt', 'rename to new name.txt')),
       { op: 'rename', fromPath: 'old name.txt', path: 'new name.txt', hunks: [] });
     assert.deepEqual(onlyFile(patch('diff --git c/a.txt w/b.txt', 'rename from a.txt', 'rename to b.txt', '--- c/a.txt', '+++ w/b.txt', '@@ -1 +1 @@', '-a', '+b')).path, 'b.txt');
