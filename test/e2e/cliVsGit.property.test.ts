@@ -4,8 +4,8 @@
  * named `a` and `b`, some with a space or a non-ASCII name —, lines from a small alphabet so
  * context repeats, CRLF files, files without a final newline, empty files), a random change made
  * with real files (edits, adds, deletes, renames) and the patch real `git diff` makes of it
- * (`-U0`..`-U5`, `--no-prefix`, `-M` or `--no-renames`; now and then `--inter-hunk-context`, `-W`
- * or another diff algorithm). Both tools then run with the same options on copies of one tree:
+ * (`-U0`..`-U5`, `--no-prefix`, `-M` or `--no-renames`; now and then `--inter-hunk-context`, `-W`,
+ * another diff algorithm or another prefix). Both tools then run with the same options on copies of one tree:
  * - forward on the old tree and `-R` on the new one: both succeed and write the same bytes, the
  *   intended tree (`--check` / `--dry-run`: nothing written);
  * - forward on the new tree and `-R` on the old one (mostly refused): wherever git applies,
@@ -66,7 +66,8 @@ interface Case {
   readonly diffOption: (typeof DIFF_OPTIONS)[number] | undefined;
 }
 
-const DIFF_OPTIONS = ['--inter-hunk-context=2', '-W', '--diff-algorithm=patience', '--diff-algorithm=histogram', '--minimal'] as const;
+/** `--src-prefix`/`--dst-prefix` pair `c/` or `w/` with git's other prefix, as `diff.mnemonicPrefix` does (a later `--no-prefix` overrides them). */
+const DIFF_OPTIONS = ['--inter-hunk-context=2', '-W', '--diff-algorithm=patience', '--diff-algorithm=histogram', '--minimal', '--src-prefix=c/', '--dst-prefix=w/'] as const;
 
 const caseOf: fc.Arbitrary<Case> = fc.record({
   files,
