@@ -244,12 +244,12 @@ function targetOf(section: Section, options: UnifiedOptions, found: Found[], dia
   if (resolved.value.found || resolved.value.chose) found.push({ names, resolved: resolved.value });
   const epoch = (names.oldAbsent && names.old !== null) || (names.newAbsent && names.new !== null);
   const { old: oldPath, new: newPath } = resolved.value;
-  if (oldPath !== null && oldPath === newPath && options.existing?.has(oldPath) === false && addsToEmpty(section.hunks)) {
+  const added = oldPath !== null && oldPath === newPath && options.existing?.has(oldPath) === false && addsToEmpty(section.hunks);
+  if (added) {
     const message = `${oldPath} does not exist, and its one hunk adds lines to nothing (\`@@ -0,0\`): it was added, as \`git apply\` and GNU patch do.`;
     diagnostics.push({ code: 'missing_file_added', message, path: oldPath });
-    return ok({ line: names.line, oldPath: null, newPath, rename: false, epoch, dated: section.dated });
   }
-  return ok({ line: names.line, oldPath, newPath, rename: false, epoch, dated: section.dated });
+  return ok({ line: names.line, oldPath: added ? null : oldPath, newPath, rename: false, epoch, dated: section.dated });
 }
 
 /**

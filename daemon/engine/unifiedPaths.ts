@@ -78,11 +78,12 @@ export function readFileHeaders(cursor: LineCursor): Result<FileHeaderPaths> {
  */
 function readHeaderPath(text: string, index: number): Result<{ path: string | null; epoch: boolean; dated: boolean }> {
   const trimmed = text.trimStart();
-  const quotedEnd = trimmed.startsWith('"') ? readQuoted(trimmed, 0)?.end : undefined;
-  const tab = quotedEnd === undefined ? text.indexOf('\t') : -1;
-  const path = readPathArgument(tab >= 0 ? text.slice(0, tab) : text, index);
+  const quoted = trimmed.startsWith('"') ? readQuoted(trimmed, 0) : undefined;
+  const tab = quoted === undefined ? text.indexOf('\t') : -1;
+  // An unclosed quote falls to `readPathArgument`, which says what is wrong with it.
+  const path = quoted === undefined ? readPathArgument(tab >= 0 ? text.slice(0, tab) : text, index) : ok(quoted.value);
   if (!path.ok) return path;
-  const stamp = quotedEnd === undefined ? (tab >= 0 ? text.slice(tab) : '') : trimmed.slice(quotedEnd);
+  const stamp = quoted === undefined ? (tab >= 0 ? text.slice(tab) : '') : trimmed.slice(quoted.end);
   const time = stamp.startsWith('\t') ? TIMESTAMP.exec(stamp.slice(1)) : null;
   return ok({ path: path.value === '/dev/null' ? null : path.value, epoch: time !== null && isEpoch(time), dated: time !== null });
 }
@@ -348,8 +349,9 @@ function splitUnquotedPaths(rest: string): RawPaths | undefined {
   if (Number.isInteger(middle) && rest.charAt(middle) === ' ') {
     const left = rest.slice(0, middle);
     const right = rest.slice(middle + 1);
-    if (left === right || (left.startsWith('a/') && right.startsWith('b/') && left.slice(2) === right.slice(2))) return { old: left, new: right };
+    if (left === right) return { old: left, new: right };
   }
+  // `a/x b/x` included.
   const belowPrefixes = splitBelowPrefixes(rest);
   if (belowPrefixes !== undefined) return belowPrefixes;
   const separator = rest.startsWith('a/') ? ' b/' : ' ';

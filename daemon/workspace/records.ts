@@ -64,8 +64,16 @@ export interface LoadedRecord extends RecordHeader {
 /** How many records a checkpoint fsyncs at once. */
 const SYNC_BATCH = 64;
 const RECORD_NAME = /^((\d{13})-\d+-\d+)-([A-Za-z0-9_-]+)\.(\d+)\.record$/;
-/** A record's temp: `.<record name>.<process nonce>.tmp` (the record name holds the pid). */
-const RECORD_TEMP = /^\.(\d{13})-(\d+)-\d+-[A-Za-z0-9_-]+\.\d+\.record\.([0-9a-f]+)\.tmp$/;
+/** A record's temp: `.<record name>.<process nonce>.tmp`. */
+const RECORD_TEMP = /^\.(.+)\.([0-9a-f]+)\.tmp$/;
+
+/** The process that wrote a record's temp (`RecordStore.write`): the pid in the record's name (`nameFor`), the nonce after it. */
+function tempOwner(name: string): { pid: number; nonce: string } | undefined {
+  const temp = RECORD_TEMP.exec(name);
+  const record = temp === null ? null : RECORD_NAME.exec(temp[1]!);
+  if (temp === null || record === null) return undefined;
+  return { pid: Number(record[1]!.split('-')[1]), nonce: temp[2]! };
+}
 let sequence = 0;
 
 export class RecordStore {
@@ -112,8 +120,8 @@ export class RecordStore {
   /** Removes the temps of records a process that is gone was writing when it died (`write`). */
   async removeAbandonedTemps(): Promise<void> {
     for (const name of await readdir(this.directory)) {
-      const match = RECORD_TEMP.exec(name);
-      if (match !== null && isAbandonedOwner(Number(match[2]), match[3]!)) await removeIfPresent(path.join(this.directory, name), this.#disk);
+      const owner = tempOwner(name);
+      if (owner !== undefined && isAbandonedOwner(owner.pid, owner.nonce)) await removeIfPresent(path.join(this.directory, name), this.#disk);
     }
   }
 
