@@ -30,9 +30,22 @@ export function emptinessAsSaid(path: string, bytes: Uint8Array, blobs: BlobIds 
 /** Which side of the index line the file's bytes are, if either; the file is hashed once. */
 export function sideHeld(bytes: Uint8Array, blobs: BlobIds | undefined): 'old' | 'new' | undefined {
   if (blobs === undefined || blobs.new.startsWith(blobs.old) || blobs.old.startsWith(blobs.new)) return undefined;
-  const id = bytes.length === 0 ? undefined : blobIdOf(bytes, blobs.old.length > 40 ? 'sha256' : 'sha1');
-  const holds = (blob: string) => (id === undefined ? isEmptyBlob(blob) : id.startsWith(blob));
-  return holds(blobs.old) ? 'old' : holds(blobs.new) ? 'new' : undefined;
+  const id = idOf(bytes, blobs);
+  return holds(id, blobs.old) ? 'old' : holds(id, blobs.new) ? 'new' : undefined;
+}
+
+/** Whether `bytes` are the diff's new side. */
+export function isNewSide(bytes: Uint8Array, blobs: BlobIds): boolean {
+  return holds(idOf(bytes, blobs), blobs.new);
+}
+
+/** The blob id of `bytes` in the hash the index line uses; undefined for no bytes (the empty blob is known). */
+function idOf(bytes: Uint8Array, blobs: BlobIds): string | undefined {
+  return bytes.length === 0 ? undefined : blobIdOf(bytes, blobs.old.length > 40 ? 'sha256' : 'sha1');
+}
+
+function holds(id: string | undefined, blob: string): boolean {
+  return id === undefined ? isEmptyBlob(blob) : id.startsWith(blob);
 }
 
 /**

@@ -33,9 +33,10 @@ interface Located {
   readonly length: number;
 }
 
-export function applyHunks(file: TextFile, hunks: readonly Hunk[], path: string, tiers: readonly LineTier[]): Result<AppliedHunks> {
+/** With `literalEndings`, the hunks are EOL-explicit even when none of their lines ends in CR (see `carriesEndings`). */
+export function applyHunks(file: TextFile, hunks: readonly Hunk[], path: string, tiers: readonly LineTier[], literalEndings = false): Result<AppliedHunks> {
   const usable = file.bom ? hunks.map((hunk) => stripBom(hunk, file.text === '')) : hunks;
-  const explicit = carriesEndings(usable);
+  const explicit = literalEndings || carriesEndings(usable);
   const index = new LineIndex(file, explicit ? 'raw' : 'content');
   const anchors = explicit ? new LineIndex(file) : index;
   const located = locateHunks({ index, anchors }, usable, path, tiers);

@@ -1,15 +1,15 @@
 /** Turning a parsed patch plus the current files into a plan: new bytes, hunk reports, diffs. */
 import { alreadyAppliedError } from './alreadyApplied.ts';
 import { planEdit } from './edits.ts';
-import { emptinessAsSaid, newSideAsSaid, sideHeld } from './blobs.ts';
+import { emptinessAsSaid, isNewSide, newSideAsSaid, sideHeld } from './blobs.ts';
 import { withoutFileEdges } from './fileEdges.ts';
 import { engineError } from './errors.ts';
-import { applyHunks } from './hunks.ts';
+import { applyHunks, type AppliedHunks } from './hunks.ts';
 import { loneCarriageReturnError, missesLoneCarriageReturns } from './loneCarriageReturns.ts';
 import { diffEdits, diffWhole } from './receiptDiff.ts';
 import { planSeries } from './series.ts';
 import { requireAbsent, requireFile, requireText, type Files } from './snapshots.ts';
-import { assemble, decodeText, encodeText, lineCount } from './text.ts';
+import { assemble, decodeText, encodeText, lineCount, type TextFile } from './text.ts';
 import { ALL_TIERS, EXACT_ONLY, type LineTier } from './tiers.ts';
 import { fail, ok, type BlobIds, type FilePatch, type Hunk, type ParsedPatch, type Plan, type PlannedFile, type PlanOptions, type Result } from './types.ts';
 
@@ -85,7 +85,8 @@ function planUpdate({ fromPath, path, hunks, blobs }: HunksOfFile, files: Files,
   const unfit = newSideAsSaid(fromPath, path, held, blobs) ?? emptinessAsSaid(fromPath, bytes.value, blobs);
   if (unfit) return fail(unfit);
   // The very file the diff was made from: its numbers are exact, and edges inferred from its context add nothing (see fileEdges.ts).
-  const applied = applyHunks(source.value, held === 'old' ? withoutFileEdges(hunks) : hunks, fromPath, tiers);
+  const usable = held === 'old' ? withoutFileEdges(hunks) : hunks;
+  const applied = (held === 'old' ? asGitWrote(source.value, usable, fromPath, tiers, blobs!) : undefined) ?? applyHunks(source.value, usable, fromPath, tiers);
   if (!applied.ok) return applied;
   const { pieces, finalNewline, reports, edits } = applied.value;
   const diff = diffEdits(
@@ -95,6 +96,19 @@ function planUpdate({ fromPath, path, hunks, blobs }: HunksOfFile, files: Files,
   );
   const op = fromPath === path ? 'update' : 'rename';
   return ok({ op, path, fromPath: op === 'rename' ? fromPath : undefined, after: assemble(source.value, pieces), hunks: reports, diff, diagnostics: [] });
+}
+
+/**
+ * A git diff of this very file (its bytes are the index line's old blob) spells every line's
+ * ending, CR or not: an added line without a CR ends in LF beside CRLF lines too, as `git apply`
+ * writes it (DESIGN, Line endings: git's semantics where the patch carries them). Taken only
+ * when that gives the index line's new blob; a diff whose CRs were lost on the way gives other
+ * bytes, and its added lines take the file's own endings (rule 4).
+ */
+function asGitWrote(file: TextFile, hunks: readonly Hunk[], path: string, tiers: readonly LineTier[], blobs: BlobIds): Result<AppliedHunks> | undefined {
+  if (file.crlfCount === 0) return undefined;
+  const applied = applyHunks(file, hunks, path, tiers, true);
+  return applied.ok && isNewSide(assemble(file, applied.value.pieces), blobs) ? applied : undefined;
 }
 
 function planRename(filePatch: Extract<FilePatch, { op: 'rename' }>, files: Files, tiers: readonly LineTier[]): Result<PlannedFile> {

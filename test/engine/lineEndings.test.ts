@@ -1,5 +1,6 @@
 /** Line endings in every dialect (DESIGN, Matching → Line endings), through parse and plan. */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import test from 'node:test';
 import { parsePatch, planPatch, requiredPaths, type FileSnapshot, type PatchInput, type Plan, type Result } from '../../daemon/engine/index.ts';
 
@@ -45,6 +46,21 @@ test('an EOL-explicit patch writes each added line as spelled: a CRLF → LF con
 
 test('a git diff with CRs on added lines only (-U0) is EOL-explicit too', () => {
   assert.equal(applied(unified('@@ -1,0 +2,2 @@', '+x', '+y\r'), { 'f.txt': 'a\r\nb\r\n' }).text, 'a\r\nx\ny\r\nb\r\n');
+});
+
+test('a git diff of the very file it was made from (its index line names the file\'s bytes) writes an added LF line as LF beside CRLF lines, as git apply does', () => {
+  const blob = (text: string) => execFileSync('git', ['hash-object', '--stdin'], { input: text, encoding: 'utf8' }).trim().slice(0, 7);
+  const gitDiff = (index: string, ...body: string[]) => ({
+    patch: ['diff --git a/f.txt b/f.txt', `index ${index} 100644`, '--- a/f.txt', '+++ b/f.txt', ...body].join('\n') + '\n',
+    format: 'unified' as const,
+  });
+  const before = 'a\r\nb\r\n';
+  assert.equal(applied(gitDiff(`${blob(before)}..${blob('a\r\nx\nb\r\n')}`, '@@ -1,0 +2 @@ a', '+x'), { 'f.txt': before }).text, 'a\r\nx\nb\r\n');
+  // An index line that names other bytes (a model's made-up one) says nothing: the file's own endings.
+  assert.equal(applied(gitDiff('1234567..89abcde', '@@ -1,0 +2 @@ a', '+x'), { 'f.txt': before }).text, 'a\r\nx\r\nb\r\n');
+  // A diff whose CRs were lost on the way: read literally it is not the new blob, so the file's own endings again.
+  const lost = gitDiff(`${blob(before)}..${blob('a\r\nx\r\nb\r\n')}`, '@@ -1,2 +1,3 @@', ' a', '+x', ' b');
+  assert.deepEqual(applied(lost, { 'f.txt': before }), { text: 'a\r\nx\r\nb\r\n', tiers: ['exact'] });
 });
 
 test('a patch without CRs compares without endings; added lines take the ending of the lines they join', () => {
