@@ -7,7 +7,7 @@ export const ERROR_HINTS = {
   parse_error: 'The patch is malformed. Resend it whole, in one dialect: a unified diff, a *** Begin Patch … *** End Patch envelope, or SEARCH/REPLACE blocks.',
   missing_file_header: 'Every hunk needs a file header first: `--- a/path` then `+++ b/path` (or a `diff --git` line).',
   invalid_hunk_header: 'Hunk headers look like `@@ -old_start,old_count +new_start,new_count @@`; fix or drop the numbers.',
-  unsupported_git_patch_feature: 'Binary, copy and submodule patches are not supported; send text changes only.',
+  unsupported_git_patch_feature: 'Binary, copy, submodule and symbolic-link patches are not supported; send text changes only.',
   path_escape: 'Use a relative path inside the workspace, without `..` segments that leave it or an absolute path.',
   rename_path_mismatch: 'The `diff --git`, `rename from/to` and `---`/`+++` paths must name the same two files.',
   duplicate_file_patch: 'Each file may appear in one file section only; merge its hunks into a single section.',

@@ -25,7 +25,8 @@ export interface UnifiedOptions extends StripOptions {
 }
 
 const BINARY_FILES = /^Binary files .* differ$/;
-const SUBMODULE_MODE = /(?:^|\s|\.\.)160000(?:\s|$)/;
+/** The modes git gives a submodule (gitlink) and a symbolic link: neither is a regular file. */
+const SPECIAL_MODE = /(?:^|\s|\.\.)(160000|120000)(?:\s|$)/;
 const INDEX_LINE = /^index ([0-9a-f]{7,64})\.\.([0-9a-f]{7,64})(?: [0-7]{6})?$/;
 const METADATA_PREFIXES = ['index ', 'similarity index ', 'dissimilarity index ', 'new file mode ', 'deleted file mode ', 'old mode ', 'new mode '] as const;
 
@@ -335,8 +336,10 @@ function readGitMetadata(state: ParserState, headers: GitHeaders, text: string):
   }
   const prefix = METADATA_PREFIXES.find((candidate) => text.startsWith(candidate));
   if (prefix === undefined) return 'stop';
-  if (SUBMODULE_MODE.test(text.slice(prefix.length))) {
-    return engineError('unsupported_git_patch_feature', `Line ${state.index + 1} (${quoteLine(text)}) belongs to a submodule; submodule patches are not supported.`);
+  const special = SPECIAL_MODE.exec(text.slice(prefix.length))?.[1];
+  if (special !== undefined) {
+    const what = special === '160000' ? 'a submodule; submodule patches are' : 'a symbolic link (mode 120000), whose content is its target; patches to links are';
+    return engineError('unsupported_git_patch_feature', `Line ${state.index + 1} (${quoteLine(text)}) belongs to ${what} not supported.`);
   }
   state.ignoredMetadata.push(text);
   const blobs = INDEX_LINE.exec(text);

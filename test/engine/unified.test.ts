@@ -380,6 +380,14 @@ describe('unsupported_git_patch_feature', () => {
     rejected(patch('diff --git a/sub b/sub', 'new file mode 160000', 'index 0000000..abcdef1', '--- /dev/null', '+++ b/sub', '@@ -0,0 +1 @@', '+Subproject commit abcdef1234567890abcdef1234567890abcdef12'), 'unsupported_git_patch_feature');
   });
 
+  test('a symbolic link (mode 120000): added, deleted, retargeted or made from a file, never written as a regular file', () => {
+    const link = (...lines: string[]) => rejected(patch('diff --git a/link b/link', ...lines, '@@ -0,0 +1 @@', '+target.txt', '\\ No newline at end of file'), 'unsupported_git_patch_feature');
+    link('new file mode 120000', 'index 0000000..c9c61fe', '--- /dev/null', '+++ b/link');
+    link('index 1111111..c9c61fe 120000', '--- a/link', '+++ b/link');
+    link('old mode 100644', 'new mode 120000', 'index 1111111..c9c61fe', '--- a/link', '+++ b/link');
+    rejected(patch('diff --git a/link b/link', 'deleted file mode 120000', 'index c9c61fe..0000000', '--- a/link', '+++ /dev/null', '@@ -1 +0,0 @@', '-target.txt', '\\ No newline at end of file'), 'unsupported_git_patch_feature');
+  });
+
   test('a submodule commit change (Subproject commit lines)', () => {
     rejected(patch('--- a/sub', '+++ b/sub', '@@ -1 +1 @@', '-Subproject commit 1111111111111111111111111111111111111111', '+Subproject commit 2222222222222222222222222222222222222222'), 'unsupported_git_patch_feature');
   });
