@@ -220,6 +220,8 @@ function buildFiles(state: ParserState): Result<{ parsed: ParsedPatch; expects: 
       state.diagnostics.push({ code: 'mode_not_applied', message: `${path} has only a mode change (old mode/new mode), which patchd does not apply: the file is left as it is.`, path });
       continue;
     }
+    const mode = unappliedMode(target.value);
+    if (mode) state.diagnostics.push(mode);
     const duplicate = claimPaths(claimed, built.value, target.value.line);
     if (duplicate) return fail(duplicate);
     files.push(built.value);
@@ -229,6 +231,15 @@ function buildFiles(state: ParserState): Result<{ parsed: ParsedPatch; expects: 
   const diagnostics = [...state.diagnostics, ...stripDiagnostics(found)];
   const parsed: ParsedPatch = { dialect: 'unified', files, diagnostics, ignoredMetadata: state.ignoredMetadata };
   return ok({ parsed: series.length > 1 ? { ...parsed, series } : parsed, expects });
+}
+
+/** A mode a section asks for besides its content (an executable new file, a mode change with edits), which patchd does not apply. */
+function unappliedMode(target: Target): Diagnostic | undefined {
+  const { git, newPath: path } = target;
+  if (git?.newMode === undefined || path === null || (git.newFile ? git.newMode === '100644' : !git.modeChange)) return undefined;
+  const asked = git.newFile ? `\`new file mode ${git.newMode}\`` : `\`new mode ${git.newMode}\``;
+  const done = git.newFile ? 'was created with mode 644 (less the umask)' : 'was patched and keeps its mode';
+  return { code: 'mode_not_applied', message: `${path} ${done}, not its ${asked}: patchd does not apply modes.`, path };
 }
 
 /** A bare section whose level or file was worked out, for the diagnostics. */
@@ -347,6 +358,7 @@ function readGitMetadata(state: ParserState, headers: GitHeaders, text: string):
   if (prefix === 'new file mode ') headers.newFile = true;
   if (prefix === 'deleted file mode ') headers.deletedFile = true;
   if (prefix === 'old mode ' || prefix === 'new mode ') headers.modeChange = true;
+  if (prefix === 'new file mode ' || prefix === 'new mode ') headers.newMode = text.slice(prefix.length).trim();
   return 'read';
 }
 

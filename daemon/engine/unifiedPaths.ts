@@ -37,6 +37,8 @@ export interface GitHeaders {
   newFile: boolean;
   deletedFile: boolean;
   modeChange: boolean;
+  /** The mode a `new file mode` or `new mode` line asks for. */
+  newMode?: string;
   blobs?: BlobIds;
   fileHeaders?: RawPaths;
 }

@@ -264,6 +264,8 @@ describe('git sections', () => {
       '-bye',
     ));
     assert.deepEqual(result.files.map((file) => [file.op, file.path]), [['update', 'bin/run'], ['add', 'new.sh'], ['delete', 'gone.txt']]);
+    // The content is patched; the modes asked for are not, and each such file says so.
+    assert.deepEqual(result.diagnostics.map((diagnostic) => [diagnostic.code, diagnostic.path]), [['mode_not_applied', 'bin/run'], ['mode_not_applied', 'new.sh']]);
     assert.deepEqual(result.ignoredMetadata, [
       'old mode 100644', 'new mode 100755', 'index 1111111..2222222',
       'new file mode 100755', 'index 0000000..3333333',
