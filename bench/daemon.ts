@@ -72,7 +72,7 @@ export async function benchDaemon(options: DaemonOptions): Promise<DaemonResults
     const throughput = await throughputAgainstPeers(daemon, workspaceId, tree('patchd-bench-warm-', PATCHES + WARM_UP_PATCHES), floorRoot, tree('patchd-bench-git-'));
     const idle = await afterIdle(sequential, daemon, floorRoot, options.quick ? 1 : 3, options.idleMs);
     const warm = applied.samples.map((sample) => sample.roundTripMs);
-  return {
+    return {
       rows: [
         throughput.gitRow, throughput.floorRow, applied.row, dry.row, open.row,
         idleRow(idle, warm, applied.floor, options.idleMs),
