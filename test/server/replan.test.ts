@@ -142,9 +142,9 @@ test('patches on one file wait for each other in arrival order: none is lost, no
   await withSandbox({ 'list.md': '# list\nend\n' }, async (sandbox) => {
     const workspace = await sandbox.open();
     try {
-      const signal = new AbortController().signal;
       const patches = Array.from({ length: 20 }, (_, n) => `--- a/list.md\n+++ b/list.md\n@@ -1,1 +1,2 @@\n # list\n+item ${n}\n`);
-      const receipts = await Promise.all(patches.map((patch) => applyPatch({ workspaceId: 'w', patch }, { workspace, pool, signal })));
+      // Each its own signal, as each request has one (one shared by twenty waiters passes Node's listener limit).
+      const receipts = await Promise.all(patches.map((patch) => applyPatch({ workspaceId: 'w', patch }, { workspace, pool, signal: new AbortController().signal })));
       assert.deepEqual(receipts.map((receipt) => receipt.status), patches.map(() => 'applied'));
       assert.ok(receipts.every((receipt) => receipt.replanned === undefined));
       const lines = readFileSync(path.join(sandbox.root, 'list.md'), 'utf8').split('\n');
