@@ -86,7 +86,8 @@ function planUpdate({ fromPath, path, hunks, blobs }: HunksOfFile, files: Files,
   if (unfit) return fail(unfit);
   // The very file the diff was made from: its numbers are exact, and edges inferred from its context add nothing (see fileEdges.ts).
   const usable = held === 'old' ? withoutFileEdges(hunks) : hunks;
-  const applied = (held === 'old' ? asGitWrote(source.value, usable, fromPath, tiers, blobs!) : undefined) ?? applyHunks(source.value, usable, fromPath, tiers);
+  const literal = held === 'old' ? asGitWrote(source.value, usable, fromPath, tiers, blobs) : undefined;
+  const applied = literal === undefined ? applyHunks(source.value, usable, fromPath, tiers) : ok(literal.applied);
   if (!applied.ok) return applied;
   const { pieces, finalNewline, reports, edits } = applied.value;
   const diff = diffEdits(
@@ -95,7 +96,8 @@ function planUpdate({ fromPath, path, hunks, blobs }: HunksOfFile, files: Files,
     edits,
   );
   const op = fromPath === path ? 'update' : 'rename';
-  return ok({ op, path, fromPath: op === 'rename' ? fromPath : undefined, after: assemble(source.value, pieces), hunks: reports, diff, diagnostics: [] });
+  const after = literal?.after ?? assemble(source.value, pieces);
+  return ok({ op, path, fromPath: op === 'rename' ? fromPath : undefined, after, hunks: reports, diff, diagnostics: [] });
 }
 
 /**
@@ -103,12 +105,15 @@ function planUpdate({ fromPath, path, hunks, blobs }: HunksOfFile, files: Files,
  * ending, CR or not: an added line without a CR ends in LF beside CRLF lines too, as `git apply`
  * writes it (DESIGN, Line endings: git's semantics where the patch carries them). Taken only
  * when that gives the index line's new blob; a diff whose CRs were lost on the way gives other
- * bytes, and its added lines take the file's own endings (rule 4).
+ * bytes, and its added lines take the file's own endings (rule 4). The bytes hashed for that
+ * check are the file's new content, so they come back with the hunks.
  */
-function asGitWrote(file: TextFile, hunks: readonly Hunk[], path: string, tiers: readonly LineTier[], blobs: BlobIds): Result<AppliedHunks> | undefined {
-  if (file.crlfCount === 0) return undefined;
+function asGitWrote(file: TextFile, hunks: readonly Hunk[], path: string, tiers: readonly LineTier[], blobs: BlobIds | undefined): { applied: AppliedHunks; after: Uint8Array } | undefined {
+  if (blobs === undefined || file.crlfCount === 0) return undefined;
   const applied = applyHunks(file, hunks, path, tiers, true);
-  return applied.ok && isNewSide(assemble(file, applied.value.pieces), blobs) ? applied : undefined;
+  if (!applied.ok) return undefined;
+  const after = assemble(file, applied.value.pieces);
+  return isNewSide(after, blobs) ? { applied: applied.value, after } : undefined;
 }
 
 function planRename(filePatch: Extract<FilePatch, { op: 'rename' }>, files: Files, tiers: readonly LineTier[]): Result<PlannedFile> {
