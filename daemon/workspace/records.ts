@@ -6,9 +6,13 @@
  * commit logs it as its intent in the commit log before its first rename, writes it here once
  * that intent is durable (while its renames and directory fsyncs run), and logs itself done
  * only after both (see `commitLog.ts`, which also says how recovery keeps exactly the records
- * of the commits that applied). Written here without fsync:
- * the log holds the durable copy until its checkpoint fsyncs the record. Encoding needs no zod;
- * reading loads the schemas lazily.
+ * of the commits that applied). Written here without fsync, and straight under its own name:
+ * the log holds the durable copy until its checkpoint fsyncs the record, and recovery re-writes
+ * a record it finds short (or discards it, for a commit that did not finish). So a record is
+ * never created twice (a temp and a rename, about a tenth of a busy daemon's CPU per commit);
+ * a reader meeting one still being written finds it unreadable and passes it over, as it does
+ * any damaged record: its commit has not been reported yet. Encoding needs no zod; reading loads
+ * the schemas lazily.
  *
  * File name: `<commit time, ms, 13 digits>-<pid>-<sequence>-<transactionId>.<unit>.record`. The
  * name orders records by commit; `unit` tells apart the per-file transactions of an
@@ -19,7 +23,7 @@ import path from 'node:path';
 import { writeAll, type DiskCalls } from './diskCalls.ts';
 import { removeIfPresent, type DirectorySyncer } from './durable.ts';
 import { hasErrorCode } from './ioErrors.ts';
-import { decodeJournal, decodeJournalHeader, isAbandonedOwner, PROCESS_NONCE, type Journal, type JournalRecord } from './journal.ts';
+import { decodeJournal, decodeJournalHeader, type Journal, type JournalRecord } from './journal.ts';
 
 export interface FileChange {
   readonly path: string;
@@ -64,16 +68,6 @@ export interface LoadedRecord extends RecordHeader {
 /** How many records a checkpoint fsyncs at once. */
 const SYNC_BATCH = 64;
 const RECORD_NAME = /^((\d{13})-\d+-\d+)-([A-Za-z0-9_-]+)\.(\d+)\.record$/;
-/** A record's temp: `.<record name>.<process nonce>.tmp`. */
-const RECORD_TEMP = /^\.(.+)\.([0-9a-f]+)\.tmp$/;
-
-/** The process that wrote a record's temp (`RecordStore.write`): the pid in the record's name (`nameFor`), the nonce after it. */
-function tempOwner(name: string): { pid: number; nonce: string } | undefined {
-  const temp = RECORD_TEMP.exec(name);
-  const record = temp === null ? null : RECORD_NAME.exec(temp[1]!);
-  if (temp === null || record === null) return undefined;
-  return { pid: Number(record[1]!.split('-')[1]), nonce: temp[2]! };
-}
 let sequence = 0;
 
 export class RecordStore {
@@ -98,30 +92,18 @@ export class RecordStore {
   }
 
   /**
-   * Writes a committing transaction's record under `name` (from `nameFor`), without fsync: the
-   * commit log holds the durable copy until a checkpoint fsyncs it (see `commitLog.ts`). Through
-   * a temp and a rename, so a reader never sees half a record. On the thread pool, every call: a
-   * create can wait milliseconds on the filesystem's journal while other commits fsync, and the
-   * main thread has better to do meanwhile. (Temps in the tree are created on the main thread for
-   * a reason that does not hold here, outside the tree: see `writeDurably`.)
+   * Writes a committing transaction's record under `name` (from `nameFor`), without fsync and
+   * without a temp (see the module comment). On the thread pool, every call: a create can wait
+   * milliseconds on the filesystem's journal while other commits fsync, and the main thread has
+   * better to do meanwhile. (Temps in the tree are created on the main thread for a reason that
+   * does not hold here, outside the tree: see `writeDurably`.)
    */
   async write(name: string, chunks: readonly Uint8Array[]): Promise<void> {
-    const target = path.join(this.directory, name);
-    const temp = path.join(this.directory, `.${name}.${PROCESS_NONCE}.tmp`);
-    const handle = await this.#disk.open(temp, 'w', 0o600);
+    const handle = await this.#disk.open(path.join(this.directory, name), 'w', 0o600);
     try {
       await writeAll(this.#disk, handle.fd, chunks);
     } finally {
       await handle.close();
-    }
-    await this.#disk.rename(temp, target);
-  }
-
-  /** Removes the temps of records a process that is gone was writing when it died (`write`). */
-  async removeAbandonedTemps(): Promise<void> {
-    for (const name of await readdir(this.directory)) {
-      const owner = tempOwner(name);
-      if (owner !== undefined && isAbandonedOwner(owner.pid, owner.nonce)) await removeIfPresent(path.join(this.directory, name), this.#disk);
     }
   }
 

@@ -148,7 +148,6 @@ export class Workspace {
     const guard = new PathGuard(realRoot, { allowGitDir: options.allowGitDir });
     const context: WorkspaceContext = { root: realRoot, stateDir, guard, syncer, journals, log, records, disk, hooks: options.hooks ?? {} };
     await log.recoverAbandoned(journals);
-    await records.removeAbandonedTemps();
     const recovered = await recoverAbandonedJournals(context);
     await prune(context, options);
     return new Workspace(context, recovered, await sessionStartOf(context), options);

@@ -80,9 +80,11 @@ function recordingDisk(failDatasync: (file: string) => boolean = () => false): {
     closeSync: (fd) => { opened.delete(fd); nodeDiskCalls.closeSync(fd); },
     open: async (file, flags, mode) => {
       const handle = await nodeDiskCalls.open(file, flags, mode);
+      calls.push(`open ${file}`);
       return new Proxy(handle, {
         get(target, key) {
           if (key === 'sync') return async () => { await target.sync(); calls.push(`fsync ${file}`); };
+          if (key === 'close') return async () => { await target.close(); calls.push(`closed ${file}`); };
           const value: unknown = Reflect.get(target, key);
           return typeof value === 'function' ? value.bind(target) : value;
         },
@@ -121,7 +123,8 @@ for (const files of [1, 2]) {
       const intent = at(/^log intent /);
       const intentSynced = at(/^fdatasync .*\.log$/, intent);
       assert.ok(intent >= 0 && intentSynced < firstRename, `the intent is logged and fdatasynced before the first rename:\n${text}`);
-      const recordWritten = at(/^rename .*\.tmp .*\.record$/);
+      const recordOpened = at(/^open .*\.record$/);
+      const recordWritten = at(/^closed .*\.record$/);
       const done = at(/^log done /);
       const doneSynced = at(/^fdatasync .*\.log$/, done);
       const reported = calls.indexOf('reported');
@@ -129,10 +132,11 @@ for (const files of [1, 2]) {
         const synced = calls.indexOf(`fsync ${directory}`, lastRename);
         assert.ok(synced > lastRename && synced < done, `${directory} is fsynced after the renames, before the commit is logged done:\n${text}`);
       }
-      assert.ok(recordWritten > intentSynced && recordWritten < done, `the record is written once the intent is durable, before the commit is logged done:\n${text}`);
+      assert.ok(recordOpened > intentSynced && recordWritten < done, `the record is written once the intent is durable, before the commit is logged done:\n${text}`);
+      assert.ok(!calls.some((call) => call.startsWith('rename ') && call.endsWith('.record')), `the record is written under its own name, not renamed there:\n${text}`);
       assert.ok(done < reported && doneSynced > done, `done is written before the commit is reported applied, and fdatasynced:\n${text}`);
       if (files > 1) assert.ok(doneSynced < reported, `with several files, done is fdatasynced before the commit is reported applied:\n${text}`);
-      const record = calls[recordWritten]!.split(' ')[2]!;
+      const record = calls[recordWritten]!.split(' ')[1]!;
       const recordSynced = calls.indexOf(`fsync ${record}`, reported);
       const logDropped = at(/^unlink .*\.log$/, reported);
       assert.ok(recordSynced > reported && recordSynced < logDropped, `the checkpoint fsyncs the record before the log segment goes:\n${text}`);

@@ -88,19 +88,25 @@ export async function snapshotAndCommit(workspace: Workspace, plan: Plan, atomic
   return workspace.commit(plan, { atomic, snapshots: snapshots.value });
 }
 
-/** The tree and plan the crash tests use: five files, one step per file, two new directories. */
-/** Disk calls whose renames onto an undo record fail with EIO (a small record is renamed synchronously, a large one not). */
+/** Disk calls on which every undo record write fails partway: its first bytes land under the record's own name, then EIO. */
 export function diskRefusingRecords(): DiskCalls {
-  const refuse = (to: string) => {
-    if (to.endsWith('.record')) throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
-  };
+  const records = new Set<number>();
   return {
     ...nodeDiskCalls,
-    rename: async (from, to) => (refuse(to), nodeDiskCalls.rename(from, to)),
-    renameSync: (from, to) => (refuse(to), nodeDiskCalls.renameSync(from, to)),
+    open: async (file, flags, mode) => {
+      const handle = await nodeDiskCalls.open(file, flags, mode);
+      if (file.endsWith('.record')) records.add(handle.fd);
+      return handle;
+    },
+    writev: async (fd, chunks) => {
+      if (!records.delete(fd)) return nodeDiskCalls.writev(fd, chunks);
+      await nodeDiskCalls.writev(fd, [Buffer.concat(chunks).subarray(0, 10)]);
+      throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
+    },
   };
 }
 
+/** The tree and plan the crash tests use: five files, one step per file, two new directories. */
 export const CRASH_TREE = { 'two.txt': 'two\n', 'three.txt': 'three\n', 'four.txt': 'four\n', 'keep.txt': 'untouched\n' };
 export const CRASH_PLAN = planOf(
   addFile('a/one.txt', '1\n'),

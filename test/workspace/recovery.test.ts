@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { crc32 } from 'node:zlib';
 import { framesOf } from '../../daemon/workspace/commitLog.ts';
 import { decodeJournal, encodeJournal } from '../../daemon/workspace/journal.ts';
-import { CRASH_PLAN, CRASH_TREE, diskRefusingRecords, encode, listTree, snapshotAndCommit, withSandbox, type Sandbox } from './fixtures.ts';
+import { CRASH_PLAN, CRASH_TREE, diskRefusingRecords, encode, listTree, planOf, snapshotAndCommit, updateFile, withSandbox, type Sandbox } from './fixtures.ts';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const crashChild = fileURLToPath(new URL('./crashChild.ts', import.meta.url));
@@ -162,6 +162,7 @@ test('a commit whose undo record cannot be written is rolled back and reported f
     assert.equal(outcome.error.code, 'io_error');
     assert.match(outcome.error.message, /the undo record: EIO/);
     assert.deepEqual(await listTree(sandbox.root), before);
+    assert.deepEqual(await readdir(historyDir(sandbox)), [], 'what was written of the record is gone');
     await workspace.close();
     // The undo record could not be written, so the commit was rolled back and cancelled in the log, which close dropped.
     assert.deepEqual(await readdir(journalDir(sandbox)), []);
@@ -206,17 +207,27 @@ test('a one-file commit killed before its rename leaves only a temp, which open 
   });
 });
 
-test('the temp of a record a dead process was writing is removed on open; a live process\'s temps and other files stay', async () => {
+test('a record cut short (still being written, or torn by a crash not yet recovered) breaks no reader: undo and the session diff pass it over', async () => {
   await withSandbox(CRASH_TREE, async (sandbox) => {
-    const first = await sandbox.open();
-    await first.close();
-    const temp = (pid: number, nonce: string) => `.1700000000000-${pid}-7-tx_1.0.record.${nonce}.tmp`;
-    const dead = temp(deadPid(), 'a1b2c3d4');
-    const live = temp(process.ppid, 'a1b2c3d4');
-    const other = '.notes.tmp';
-    for (const name of [dead, live, other]) await writeFile(path.join(historyDir(sandbox), name), 'half a record');
     const workspace = await sandbox.open();
-    assert.deepEqual((await readdir(historyDir(sandbox))).sort(), [live, other].sort());
+    assert.equal((await snapshotAndCommit(workspace, planOf(updateFile('two.txt', 'first\n')))).status, 'applied');
+    const [whole] = await readdir(historyDir(sandbox));
+    assert.ok(whole !== undefined);
+    const bytes = await readFile(path.join(historyDir(sandbox), whole));
+    const newline = bytes.indexOf(0x0a);
+    assert.ok(newline < bytes.length - 2, 'the pre-image follows the header line');
+    const [, process, wholeId] = /^\d{13}-(\d+-\d+)-(.+)\.0\.record$/.exec(whole)!;
+    // Later records (written under their own names, as a commit writes them): one cut inside its header line, one after it.
+    const later = (time: number, id: string) => `${time}-${process}-${id}.0.record`;
+    const [inHeader, inBody] = [later(9_000_000_000_000, 'cut_header'), later(9_000_000_000_001, 'cut_body')];
+    await writeFile(path.join(historyDir(sandbox), inHeader), bytes.subarray(0, newline - 5));
+    await writeFile(path.join(historyDir(sandbox), inBody), bytes.subarray(0, bytes.length - 2));
+    const listed = (await workspace.transactions(10)).map((entry) => entry.transactionId);
+    assert.deepEqual(listed.filter((id) => id !== 'cut_body'), [wholeId], 'the log lists what it can read');
+    assert.deepEqual(await workspace.recordsOf('cut_body'), []);
+    const changes = await workspace.sessionChanges(null);
+    assert.ok(changes?.ok);
+    assert.deepEqual(changes.value.map((change) => change.path), ['two.txt']);
     await workspace.close();
   });
 });
