@@ -58,6 +58,8 @@ export class ChangeMonitor {
   /** Path → the sha256 patchd last saw or wrote (null: missing); absent: never seen. */
   readonly #known = new Map<string, string | null>();
   readonly #scheduled = new Map<string, Recheck>();
+  /** Paths to watch once their lock is released (see `#track`). */
+  readonly #unlocking = new Set<string>();
   /** Path → when (Date.now()) the watcher last hinted at it. */
   readonly #lastHint = new Map<string, number>();
   readonly #listeners = new Set<ChangeListener>();
@@ -82,21 +84,21 @@ export class ChangeMonitor {
   /** A read made without the path's lock: it may be older than what is known, so it only fills a gap. */
   learn(path: string, sha256: string | null): void {
     if (!this.#known.has(path)) this.#known.set(path, sha256);
-    this.#track(path, sha256);
+    this.#track(path, sha256, false);
   }
 
   /** What a holder of the path's lock found on disk: a difference from what patchd knew is an outside change. */
   observe(path: string, sha256: string | null): void {
     const before = this.#known.get(path);
     this.#known.set(path, sha256);
-    this.#track(path, sha256);
+    this.#track(path, sha256, true);
     if (before !== undefined && before !== sha256) this.#emit({ path, sha256 });
   }
 
   /** patchd itself wrote (sha256) or removed (null) the path, under its lock. */
   wrote(path: string, sha256: string | null): void {
     this.#known.set(path, sha256);
-    this.#track(path, sha256);
+    this.#track(path, sha256, true);
   }
 
   /** Subscribes to outside changes; returns the unsubscribe function. */
@@ -125,12 +127,32 @@ export class ChangeMonitor {
     await this.#watcher.close();
   }
 
-  #track(path: string, sha256: string | null): void {
+  /**
+   * Watches a file patchd knows, newly or again (recency). Seen under its lock, a file not yet
+   * watched is watched once that lock is released: the holder is about to commit to it more
+   * often than not, and a watch started before the commit's rename would report it and have to
+   * be started again on the new file (most of what watching costs). Nothing is missed meanwhile:
+   * the commit re-checks what it read, and the re-check of a newly watched file covers the rest.
+   */
+  #track(path: string, sha256: string | null, locked: boolean): void {
     if (sha256 === null) {
-      if (!this.#watcher.isWatching(path)) this.#known.delete(path);
+      if (!this.#watcher.isWatching(path) && !this.#unlocking.has(path)) this.#known.delete(path);
+    } else if (locked && !this.#watcher.isWatching(path)) {
+      this.#watchOnceUnlocked(path);
     } else if (this.#watcher.watch(path)) {
       this.#schedule(path, this.#options.settleMs, false);
     }
+  }
+
+  #watchOnceUnlocked(path: string): void {
+    if (this.#unlocking.has(path) || this.#closing.signal.aborted) return;
+    this.#unlocking.add(path);
+    this.#options.lock([path], this.#closing.signal).then((lease) => {
+      lease.release();
+      this.#unlocking.delete(path);
+      const sha256 = this.#known.get(path);
+      if (sha256 !== undefined && !this.#closing.signal.aborted) this.#track(path, sha256, false);
+    }, () => this.#unlocking.delete(path)).finally(() => this.#wakeIfIdle());
   }
 
   #hint(path: string): void {
@@ -187,7 +209,7 @@ export class ChangeMonitor {
   }
 
   #isIdle(): boolean {
-    return this.#running === 0 && this.#scheduled.size === 0;
+    return this.#running === 0 && this.#scheduled.size === 0 && this.#unlocking.size === 0;
   }
 
   #wakeIfIdle(): void {

@@ -70,6 +70,10 @@ interface Harness {
   disk: string;
   /** chokidar reports an event on the path. */
   hint: (path: string) => void;
+  /** Takes paths' locks, as a commit does. */
+  readonly locks: LockTable;
+  /** The paths the watcher watches. */
+  readonly watched: ReadonlySet<string>;
 }
 
 /** A monitor on one fake file, with an injected watcher and reads that return `disk`. */
@@ -81,6 +85,8 @@ function harness(): Harness {
     reads: [],
     changes: [],
     hint: () => assert.fail('no watcher yet'),
+    locks,
+    watched,
     monitor: undefined as unknown as ChangeMonitor,
   };
   const monitor = new ChangeMonitor({
@@ -151,6 +157,30 @@ test('a re-check due for an event is not postponed by the next event; one more r
     await settle();
     assert.deepEqual(h.reads, ['two', 'three'], 'one more at 135 ms, 75 ms after the second event');
     assert.deepEqual(h.changes, [{ path: 'f.txt', sha256: 'two' }, { path: 'f.txt', sha256: 'three' }]);
+    await h.monitor.idle();
+  } finally {
+    await h.monitor.close();
+  }
+});
+
+test('a file seen under its lock is watched once the lock is released, after the commit it was read for; a write just after that commit is still reported', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
+  const h = harness();
+  try {
+    const lease = await h.locks.acquire(['f.txt']);
+    h.monitor.observe('f.txt', 'one'); // a patch's snapshot, under the lock
+    await settle();
+    assert.equal(h.watched.has('f.txt'), false, 'not watched while the lock is held: the commit would only make the watch start again');
+    h.disk = 'two';
+    h.monitor.wrote('f.txt', 'two'); // its commit
+    lease.release();
+    await settle();
+    assert.equal(h.watched.has('f.txt'), true, 'watched once the lock is released');
+    h.disk = 'saved by an editor'; // before the watch is active: no event
+    t.mock.timers.tick(75);
+    await settle();
+    assert.deepEqual(h.reads, ['saved by an editor'], 'the re-check of the new watch reads it');
+    assert.deepEqual(h.changes, [{ path: 'f.txt', sha256: 'saved by an editor' }]);
     await h.monitor.idle();
   } finally {
     await h.monitor.close();
