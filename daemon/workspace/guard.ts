@@ -23,7 +23,11 @@ export interface GuardedPath {
   readonly path: string;
   /** `root` joined with `path` (lexically: symlinked directories inside the root stay in it). */
   readonly absolute: string;
+  /** What the check's walk found there: a regular file, nothing, or something else (a directory, a device). */
+  readonly found: Found;
 }
+
+type Found = 'file' | 'missing' | 'other';
 
 export interface PathGuardOptions {
   /** Allow paths with a `.git` component. Off by default. */
@@ -55,28 +59,33 @@ export class PathGuard {
     if (!this.#allowGitDir && parts.some((part) => part.toLowerCase() === '.git')) {
       return fail(engineError('permission_denied', `${relative} is inside .git/, which patches may not touch.`, { path: relative }));
     }
+    let found: Found | EngineError;
     try {
-      const refusal = this.#checkComponents(relative, parts);
-      if (refusal !== undefined) return fail(refusal);
+      found = this.#walk(relative, parts);
     } catch (error) {
       return fail(errorFromFs(error, relative, 'inspect'));
     }
-    return ok({ path: relative, absolute: this.#rootPrefix + parts.join(path.sep) });
+    if (typeof found !== 'string') return fail(found);
+    return ok({ path: relative, absolute: this.#rootPrefix + parts.join(path.sep), found });
   }
 
   /** Walks the existing prefix of the path; everything past the first missing component will be created by us. */
-  #checkComponents(relative: string, parts: readonly string[]): EngineError | undefined {
+  #walk(relative: string, parts: readonly string[]): Found | EngineError {
     let current = this.#rootPrefix;
     for (const [index, part] of parts.entries()) {
       current = index === 0 ? current + part : current + path.sep + part;
+      const isFinal = index === parts.length - 1;
       const kind = componentKind(current);
-      if (kind === 'missing') return undefined;
+      if (kind === 'missing') return kind;
       if (kind === 'symlink') {
-        const refusal = this.#checkSymlink(current, relative, index === parts.length - 1);
+        // A final link is always refused.
+        const refusal = this.#checkSymlink(current, relative, isFinal);
         if (refusal !== undefined) return refusal;
+      } else if (isFinal) {
+        return kind;
       }
     }
-    return undefined;
+    return 'missing';
   }
 
   #checkSymlink(link: string, relative: string, isFinal: boolean): EngineError | undefined {
@@ -91,13 +100,14 @@ export class PathGuard {
   }
 }
 
-function componentKind(absolute: string): 'missing' | 'symlink' | 'present' {
+function componentKind(absolute: string): Found | 'symlink' {
   try {
-    const stats = lstatSync(absolute);
-    return stats.isSymbolicLink() ? 'symlink' : 'present';
+    const stats = lstatSync(absolute, { throwIfNoEntry: false });
+    if (stats === undefined) return 'missing';
+    return stats.isSymbolicLink() ? 'symlink' : stats.isFile() ? 'file' : 'other';
   } catch (error) {
     // ENOTDIR: a parent is a regular file; the path cannot exist, and the commit will fail on it.
-    if (hasErrorCode(error, 'ENOENT', 'ENOTDIR')) return 'missing';
+    if (hasErrorCode(error, 'ENOTDIR')) return 'missing';
     throw error;
   }
 }

@@ -1,5 +1,4 @@
 /** Which of a list of paths are regular files in the workspace: how a unified diff's strip level is found. */
-import { lstatSync } from 'node:fs';
 import type { PathGuard } from './guard.ts';
 
 /**
@@ -10,11 +9,6 @@ import type { PathGuard } from './guard.ts';
 export function existingFiles(guard: PathGuard, paths: readonly string[]): string[] {
   return paths.filter((path) => {
     const guarded = guard.check(path);
-    if (!guarded.ok) return false;
-    try {
-      return lstatSync(guarded.value.absolute, { throwIfNoEntry: false })?.isFile() === true;
-    } catch {
-      return false;
-    }
+    return guarded.ok && guarded.value.found === 'file';
   });
 }

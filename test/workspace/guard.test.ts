@@ -99,5 +99,22 @@ test('a path whose parent is a regular file counts as missing for the guard', as
   await withSandbox({ 'file.txt': 'x\n' }, async ({ root }) => {
     const result = new PathGuard(root).check('file.txt/child.txt');
     assert.ok(result.ok);
+    assert.equal(result.value.found, 'missing');
+  });
+});
+
+test('the guard says what its walk found: a regular file, nothing, or something else; through a symlinked directory too', async () => {
+  await withSandbox({ 'd/file.txt': 'x\n' }, async ({ root }) => {
+    await symlink('d', path.join(root, 'linked'));
+    const guard = new PathGuard(root);
+    const found = (raw: string) => {
+      const result = guard.check(raw);
+      assert.ok(result.ok, raw);
+      return result.value.found;
+    };
+    assert.deepEqual(
+      ['d/file.txt', 'linked/file.txt', 'd', 'd/none.txt', 'none/file.txt'].map(found),
+      ['file', 'file', 'other', 'missing', 'missing'],
+    );
   });
 });
