@@ -13,7 +13,7 @@
  *   trash/<transactionId>/<workspace path>               deleted and moved-away files
  *   history/<time>-<pid>-<seq>-<transactionId>.<unit>.record   undo records (see records.ts)
  */
-import { realpathSync } from 'node:fs';
+import { lstatSync, realpathSync } from 'node:fs';
 import nodePath from 'node:path';
 import { engineError } from '../engine/errors.ts';
 import { normalizePatchPath } from '../engine/paths.ts';
@@ -331,12 +331,12 @@ function normalizedKey(path: string): string {
 /**
  * The name a path is locked under: normalised, with its directory resolved through symlinked
  * directories inside the root (which the guard allows), so two spellings of one file share a
- * lock. One realpath call; a directory that does not exist yet keeps its spelling.
+ * lock. A directory that does not exist yet keeps its spelling. `root` must be a real path.
  */
 export function lockKey(root: string, path: string): string {
   const key = normalizedKey(path);
   const parent = nodePath.posix.dirname(key);
-  if (parent === '.') return key;
+  if (parent === '.' || !passesThroughLink(root, parent)) return key;
   try {
     const real = realpathSync.native(nodePath.join(root, parent));
     const relative = nodePath.relative(root, real).split(nodePath.sep).join('/');
@@ -344,6 +344,29 @@ export function lockKey(root: string, path: string): string {
   } catch {
     return key;
   }
+}
+
+/**
+ * Whether one of the directories of `parent` (workspace-relative) is a symbolic link, up to the
+ * first that does not exist. Without one, the spelling is already the real path: an lstat per
+ * directory below the root instead of a realpath of the whole path (a readlink per component,
+ * the root's included); a patched path is locked up to three times (the patch, the start of its
+ * watch, the watch's re-check).
+ */
+function passesThroughLink(root: string, parent: string): boolean {
+  let current = root;
+  try {
+    for (const part of parent.split('/')) {
+      current = nodePath.join(current, part);
+      const stats = lstatSync(current, { throwIfNoEntry: false });
+      if (stats === undefined) return false;
+      if (stats.isSymbolicLink()) return true;
+    }
+  } catch {
+    // A parent that is a file, or a directory we may not read: realpath would fail too, and the spelling stands.
+    return false;
+  }
+  return false;
 }
 
 /**

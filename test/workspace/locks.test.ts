@@ -130,9 +130,14 @@ test('property: any mix of requests all complete, and no path ever has two holde
 });
 
 test('lock names: two spellings of one file (through a symlinked directory inside the root) share a lock', async () => {
-  await withSandbox({ 'real/a.txt': 'a\n', 'top.txt': 't\n' }, async (sandbox) => {
+  await withSandbox({ 'real/a.txt': 'a\n', 'top.txt': 't\n', 'other/b.txt': 'b\n' }, async (sandbox) => {
     symlinkSync('real', path.join(sandbox.root, 'link'));
+    symlinkSync('../other', path.join(sandbox.root, 'real', 'deep'));
     assert.equal(lockKey(sandbox.root, 'link/a.txt'), 'real/a.txt');
+    assert.equal(lockKey(sandbox.root, 'real/deep/b.txt'), 'other/b.txt', 'a link below a real directory');
+    assert.equal(lockKey(sandbox.root, 'link/deep/b.txt'), 'other/b.txt', 'a link inside a link');
+    assert.equal(lockKey(sandbox.root, 'other/b.txt'), 'other/b.txt');
+    assert.equal(lockKey(sandbox.root, 'top.txt/x'), 'top.txt/x', 'a path below a file keeps its spelling');
     assert.equal(lockKey(sandbox.root, './real//a.txt'), 'real/a.txt');
     assert.equal(lockKey(sandbox.root, 'top.txt'), 'top.txt');
     assert.equal(lockKey(sandbox.root, 'not/yet/there.txt'), 'not/yet/there.txt');
