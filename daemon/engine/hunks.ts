@@ -50,7 +50,7 @@ export function applyHunks(file: TextFile, hunks: readonly Hunk[], path: string,
  * ends exactly as the patch spells it. (A git diff with no context, `-U0`, may show CRs on
  * added lines only.) Otherwise the patch says nothing about endings: lines compare without them.
  */
-function carriesEndings(hunks: readonly Hunk[]): boolean {
+export function carriesEndings(hunks: readonly Hunk[]): boolean {
   return hunks.some((hunk) => hunk.lines.some((line) => line.text.endsWith('\r')));
 }
 

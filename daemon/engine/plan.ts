@@ -4,7 +4,7 @@ import { planEdit } from './edits.ts';
 import { emptinessAsSaid, isNewSide, newSideAsSaid, sideHeld } from './blobs.ts';
 import { withoutFileEdges } from './fileEdges.ts';
 import { engineError } from './errors.ts';
-import { applyHunks, type AppliedHunks } from './hunks.ts';
+import { applyHunks, carriesEndings, type AppliedHunks } from './hunks.ts';
 import { loneCarriageReturnError, missesLoneCarriageReturns } from './loneCarriageReturns.ts';
 import { diffEdits, diffWhole } from './receiptDiff.ts';
 import { planSeries } from './series.ts';
@@ -106,10 +106,11 @@ function planUpdate({ fromPath, path, hunks, blobs }: HunksOfFile, files: Files,
  * writes it (DESIGN, Line endings: git's semantics where the patch carries them). Taken only
  * when that gives the index line's new blob; a diff whose CRs were lost on the way gives other
  * bytes, and its added lines take the file's own endings (rule 4). The bytes hashed for that
- * check are the file's new content, so they come back with the hunks.
+ * check are the file's new content, so they come back with the hunks. Hunks whose lines carry
+ * CRs are read literally anyway (`applyHunks`): nothing to check, nor to apply twice.
  */
 function asGitWrote(file: TextFile, hunks: readonly Hunk[], path: string, tiers: readonly LineTier[], blobs: BlobIds | undefined): { applied: AppliedHunks; after: Uint8Array } | undefined {
-  if (blobs === undefined || file.crlfCount === 0) return undefined;
+  if (blobs === undefined || file.crlfCount === 0 || carriesEndings(hunks)) return undefined;
   const applied = applyHunks(file, hunks, path, tiers, true);
   if (!applied.ok) return undefined;
   const after = assemble(file, applied.value.pieces);
