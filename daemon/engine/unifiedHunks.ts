@@ -39,13 +39,15 @@ interface HunkCounts {
 
 type BodyItemKind = HunkLineKind | 'marker';
 
-interface BodyItem {
-  readonly kind: BodyItemKind;
-  readonly text: string;
-  /** A totally empty patch line read as an empty context line. */
-  readonly blank: boolean;
-  /** 0-based patch line. */
-  readonly index: number;
+/**
+ * A hunk's body: patch lines `start` to `end` (exclusive), each a hunk line or a marker by its
+ * prefix (`bodyKind`). Read in place, not copied into objects per line: a long hunk would hold
+ * every line twice until its `HunkLine`s are built.
+ */
+interface Body {
+  readonly lines: readonly string[];
+  readonly start: number;
+  end: number;
 }
 
 interface HunkContext {
@@ -80,11 +82,11 @@ function parseHunk(context: HunkContext): Result<Hunk> {
   const counts = parseHunkHeader(withoutCr(lineAt(source, source.index)), context);
   if (!counts.ok) return counts;
   source.index++;
-  const items = readHunkBody(source, counts.value);
-  dropTrailingBlankLines(items, counts.value);
-  const interruption = checkHunkEnd(context, items, counts.value);
+  const body = readHunkBody(source, counts.value);
+  dropTrailingBlankLines(body, counts.value);
+  const interruption = checkHunkEnd(context, body, counts.value);
   if (interruption) return fail(interruption);
-  return buildHunk(context, items, counts.value);
+  return buildHunk(context, body, counts.value);
 }
 
 function parseHunkHeader(text: string, context: HunkContext): Result<HunkCounts> {
@@ -113,29 +115,20 @@ function hintedStart(start: number, count: number): number {
  * a hunk. Counts do not delimit the body (they may be wrong), but they settle whether a
  * `--- x` + `+++ y` pair is a removed and an added line or the next file's header.
  */
-function readHunkBody(source: HunkSource, counts: HunkCounts): BodyItem[] {
-  const items: BodyItem[] = [];
+function readHunkBody(source: HunkSource, counts: HunkCounts): Body {
+  const start = source.index;
   let pairsAreBody: boolean | undefined;
   while (source.index < source.lines.length) {
     const line = lineAt(source, source.index);
     if (isHunkOrGitHeader(line)) break;
     if (isFileHeaderAt(source.lines, source.index)) {
-      pairsAreBody ??= headerPairIsBody(source, items, counts);
+      pairsAreBody ??= headerPairIsBody(source, start, counts);
       if (!pairsAreBody) break;
     }
-    const item = toBodyItem(line, source.index);
-    if (!item) break;
-    items.push(item);
+    if (bodyKind(line) === undefined) break;
     source.index++;
   }
-  return items;
-}
-
-function toBodyItem(line: string, index: number): BodyItem | undefined {
-  const kind = bodyKind(line);
-  if (kind === undefined) return undefined;
-  const blank = isBlankBodyLine(line);
-  return { kind, text: blank ? line : line.slice(1), blank, index };
+  return { lines: source.lines, start, end: source.index };
 }
 
 /** The kind of hunk line `line` is by its prefix, if any; a totally empty line is a blank context line. */
@@ -158,9 +151,9 @@ function isHunkOrGitHeader(line: string): boolean {
  * out exactly when it is read as body; otherwise it starts the next file. Evaluated once per hunk
  * (the scan reads the rest of the hunk as if every such pair were body), so reading stays linear.
  */
-function headerPairIsBody(source: HunkSource, items: readonly BodyItem[], counts: HunkCounts): boolean {
+function headerPairIsBody(source: HunkSource, bodyStart: number, counts: HunkCounts): boolean {
   if (counts.oldCount === undefined) return false;
-  const before = tally(items);
+  const before = tally({ lines: source.lines, start: bodyStart, end: source.index });
   const ahead = tallyBodyAhead(source.lines, source.index);
   return blankLinesToDrop({ old: before.old + ahead.old, new: before.new + ahead.new }, ahead.trailingBlanks, counts) !== undefined;
 }
@@ -188,13 +181,14 @@ function tallyBodyAhead(lines: readonly string[], from: number): Sides & { reado
 /** Numbers of old-side and new-side lines. */
 type Sides = { readonly old: number; readonly new: number };
 
-/** How many old-side and new-side lines the body items (or hunk lines) make. */
-function tally(items: readonly { readonly kind: BodyItemKind }[]): Sides {
+/** How many old-side and new-side lines the body makes. */
+function tally(body: Body): Sides {
   let old = 0;
   let added = 0;
-  for (const item of items) {
-    if (item.kind === 'context' || item.kind === 'remove') old++;
-    if (item.kind === 'context' || item.kind === 'add') added++;
+  for (let index = body.start; index < body.end; index++) {
+    const kind = bodyKind(body.lines[index]!);
+    if (kind === 'context' || kind === 'remove') old++;
+    if (kind === 'context' || kind === 'add') added++;
   }
   return { old, new: added };
 }
@@ -212,12 +206,12 @@ function blankLinesToDrop(seen: Sides, trailingBlanks: number, counts: HunkCount
  * Keep exactly as many as the declared counts need; when the counts do not settle it, drop them all
  * (dropping trailing context only loosens the match, keeping a spurious one would break it).
  */
-function dropTrailingBlankLines(items: BodyItem[], counts: HunkCounts): void {
+function dropTrailingBlankLines(body: Body, counts: HunkCounts): void {
   let trailing = 0;
-  while (trailing < items.length && items[items.length - 1 - trailing]?.blank) trailing++;
+  while (trailing < body.end - body.start && isBlankBodyLine(body.lines[body.end - 1 - trailing]!)) trailing++;
   if (trailing === 0) return;
-  const drop = blankLinesToDrop(tally(items), trailing, counts) ?? trailing;
-  items.length -= drop;
+  const drop = blankLinesToDrop(tally(body), trailing, counts) ?? trailing;
+  body.end -= drop;
 }
 
 /**
@@ -226,12 +220,12 @@ function dropTrailingBlankLines(items: BodyItem[], counts: HunkCounts): void {
  * follows; otherwise the line sits inside a hunk (say, a context line that lost its space) and
  * reading on would silently cut the hunk short.
  */
-function checkHunkEnd(context: HunkContext, items: readonly BodyItem[], counts: HunkCounts): EngineError | undefined {
+function checkHunkEnd(context: HunkContext, body: Body, counts: HunkCounts): EngineError | undefined {
   const { source } = context;
   if (source.index >= source.lines.length) return undefined;
   const line = lineAt(source, source.index);
   if (isHunkOrGitHeader(line) || isFileHeaderAt(source.lines, source.index)) return undefined;
-  if (countsMatch(tally(items), counts) || FENCE.test(line) || !diffLinesFollow(source.lines, source.index + 1)) return undefined;
+  if (countsMatch(tally(body), counts) || FENCE.test(line) || !diffLinesFollow(source.lines, source.index + 1)) return undefined;
   return engineError('parse_error', `Line ${source.index + 1} (${quoteLine(line)}) interrupts hunk ${context.hunkIndex + 1} of ${context.path}: every hunk line must start with " " (context), "-", "+" or "\\". If it is a context line, add the missing leading space.`, { path: context.path, hunkIndex: context.hunkIndex });
 }
 
@@ -250,18 +244,18 @@ function diffLinesFollow(lines: readonly string[], from: number): boolean {
   return false;
 }
 
-function buildHunk(context: HunkContext, items: readonly BodyItem[], counts: HunkCounts): Result<Hunk> {
+function buildHunk(context: HunkContext, body: Body, counts: HunkCounts): Result<Hunk> {
   const { path, hunkIndex } = context;
-  const body = applyNoNewlineMarkers(context, items);
-  if (!body.ok) return body;
-  const { lines, oldLacksNewline, newLacksNewline } = body.value;
+  const read = applyNoNewlineMarkers(context, body);
+  if (!read.ok) return read;
+  const { lines, oldLacksNewline, newLacksNewline } = read.value;
   if (lines.length === 0) {
     return fail(engineError('parse_error', `Hunk ${hunkIndex + 1} of ${path} (line ${context.headerIndex + 1}) has no lines. Give it context (" "), removed ("-") or added ("+") lines.`, { path, hunkIndex }));
   }
   if (lines.every((line) => line.kind !== 'context' && SUBPROJECT_LINE.test(line.text))) {
     return fail(engineError('unsupported_git_patch_feature', `Hunk ${hunkIndex + 1} of ${path} (line ${context.headerIndex + 1}) changes a submodule commit; submodule patches are not supported.`, { path, hunkIndex }));
   }
-  noteCountMismatch(context, lines, counts);
+  noteCountMismatch(context, body, counts);
   const marked = oldLacksNewline || newLacksNewline;
   const hunk: { -readonly [K in keyof Hunk]: Hunk[K] } = { anchors: [], lines, atEndOfFile: marked };
   if (counts.oldStart !== undefined) hunk.oldStart = counts.oldStart;
@@ -276,37 +270,40 @@ interface MarkedBody {
 }
 
 /** `\ No newline at end of file` ends the side(s) of the line before it; nothing of that side may follow. */
-function applyNoNewlineMarkers(context: HunkContext, items: readonly BodyItem[]): Result<MarkedBody> {
+function applyNoNewlineMarkers(context: HunkContext, body: Body): Result<MarkedBody> {
   const lines: HunkLine[] = [];
   let oldEnded = false;
   let newEnded = false;
   let previousLine: HunkLine | undefined;
   let afterMarker = false;
-  for (const item of items) {
-    const problem = markerProblem(item, previousLine, oldEnded, newEnded);
-    if (problem) return fail(engineError('parse_error', `Line ${item.index + 1} (${quoteLine(lineAt(context.source, item.index))}) ${problem}`, { path: context.path, hunkIndex: context.hunkIndex }));
-    if (item.kind !== 'marker') {
-      previousLine = { kind: item.kind, text: item.text };
+  for (let index = body.start; index < body.end; index++) {
+    const line = body.lines[index]!;
+    const kind = bodyKind(line)!;
+    const problem = markerProblem(kind, previousLine, oldEnded, newEnded);
+    if (problem) return fail(engineError('parse_error', `Line ${index + 1} (${quoteLine(line)}) ${problem}`, { path: context.path, hunkIndex: context.hunkIndex }));
+    if (kind !== 'marker') {
+      // A totally empty line is an empty context line; any other starts with its prefix.
+      previousLine = { kind, text: isBlankBodyLine(line) ? line : line.slice(1) };
       lines.push(previousLine);
     } else if (previousLine && !afterMarker) {
       // A repeated marker says nothing new.
       oldEnded ||= previousLine.kind !== 'add';
       newEnded ||= previousLine.kind !== 'remove';
     }
-    afterMarker = item.kind === 'marker';
+    afterMarker = kind === 'marker';
   }
   return ok({ lines, oldLacksNewline: oldEnded, newLacksNewline: newEnded });
 }
 
-function markerProblem(item: BodyItem, previousLine: HunkLine | undefined, oldEnded: boolean, newEnded: boolean): string | undefined {
-  if (item.kind === 'marker') return previousLine === undefined ? 'must follow the hunk line that lacks its newline.' : undefined;
-  if (oldEnded && item.kind !== 'add') return 'comes after a `\\ No newline at end of file` marker for the old side; no old-side line may follow it.';
-  if (newEnded && item.kind !== 'remove') return 'comes after a `\\ No newline at end of file` marker for the new side; no new-side line may follow it.';
+function markerProblem(kind: BodyItemKind, previousLine: HunkLine | undefined, oldEnded: boolean, newEnded: boolean): string | undefined {
+  if (kind === 'marker') return previousLine === undefined ? 'must follow the hunk line that lacks its newline.' : undefined;
+  if (oldEnded && kind !== 'add') return 'comes after a `\\ No newline at end of file` marker for the old side; no old-side line may follow it.';
+  if (newEnded && kind !== 'remove') return 'comes after a `\\ No newline at end of file` marker for the new side; no new-side line may follow it.';
   return undefined;
 }
 
-function noteCountMismatch(context: HunkContext, lines: readonly HunkLine[], counts: HunkCounts): void {
-  const seen = tally(lines);
+function noteCountMismatch(context: HunkContext, body: Body, counts: HunkCounts): void {
+  const seen = tally(body);
   if (counts.oldCount === undefined || counts.newCount === undefined || countsMatch(seen, counts)) return;
   context.source.diagnostics.push({
     code: 'hunk_count_mismatch',
