@@ -5,15 +5,19 @@
  * at n and 8n. CPU per patch character must stay flat; a quadratic step
  * shows as a ratio near 8. (test/engine/parseWork.test.ts counts line reads without a clock.)
  *
- * What the row must not measure is V8's young generation. With Node's default (16 MB
- * semi-spaces) a parse of the small patches dies young, while one of the 8n patches outlives
- * scavenges and is copied and promoted: 2–3× per character at 8n ÷ n from GC alone, flat again
- * from there on (header pairs at 16k…512k pairs: within 1.5× of each other), and a different
- * figure from run to run as the knee moves. So the row runs in a child process whose young
- * generation holds the largest parse (`--max-semi-space-size`), and each sample parses one
- * patch over and over for about 25 ms of CPU (one parse of a small patch took a fraction of
- * a millisecond, near the resolution of the CPU clock). The default-heap ratios,
- * knee included, are printed beside the row.
+ * What the row must not measure is V8's young generation, nor its compiler. With Node's
+ * default (16 MB semi-spaces) a parse of the small patches dies young, while one of the 8n
+ * patches outlives scavenges and is copied and promoted: 2–3× per character at 8n ÷ n from GC
+ * alone, flat again from there on (header pairs at 16k…512k pairs: within 1.5× of each other),
+ * and a different figure from run to run as the knee moves. So the row runs in a child process
+ * whose young generation holds the largest parse and has that one size for both sizes of
+ * patch (`--min-semi-space-size` = `--max-semi-space-size`: left to grow, it was small for
+ * some shapes and large for others, depending on what ran before, and the same code measured
+ * 0.5× to 3.9×). Each patch is parsed for a while before it is measured (the first samples
+ * otherwise caught the compiler optimising the parser part-way), the two sizes' samples
+ * alternate, and each sample parses one patch over and over for about 25 ms of CPU (one
+ * parse of a small patch takes a fraction of a millisecond, near the resolution of the CPU
+ * clock). The default-heap ratios, knee included, are printed beside the row.
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -42,28 +46,35 @@ function cpuMs(): number {
   return (user + system) / 1000;
 }
 
-/** CPU milliseconds per million characters of patch, median of `samples`. */
-function cpuPerMillionChars(patch: string, samples: number): number {
+/** CPU milliseconds each patch is parsed for, over and over, before its samples. */
+const WARM_UP_MS = 200;
+
+/** Parses `patch` for `ms` of CPU; returns how many parses make a sample of `SAMPLE_MS`. */
+function warmUp(patch: string, ms: number): number {
   const started = cpuMs();
-  parsePatch({ patch });
-  const repeats = Math.max(1, Math.ceil(SAMPLE_MS / Math.max(cpuMs() - started, 0.01)));
-  const perChar: number[] = [];
-  for (let sample = 0; sample < samples; sample++) {
-    const before = cpuMs();
-    for (let run = 0; run < repeats; run++) parsePatch({ patch });
-    perChar.push((cpuMs() - before) / repeats / (patch.length / 1e6));
-  }
-  return median(perChar);
+  let runs = 0;
+  do {
+    parsePatch({ patch });
+    runs++;
+  } while (cpuMs() - started < ms);
+  return Math.max(1, Math.round((runs * SAMPLE_MS) / (cpuMs() - started)));
 }
 
-/** 8n ÷ n per shape, in this process. */
+/** CPU milliseconds per million characters of `patch`, parsed `repeats` times. */
+function sampleOf(patch: string, repeats: number): number {
+  const before = cpuMs();
+  for (let run = 0; run < repeats; run++) parsePatch({ patch });
+  return (cpuMs() - before) / repeats / (patch.length / 1e6);
+}
+
+/** 8n ÷ n per shape, in this process: medians of `samples` each, the two sizes alternating. */
 export function parseScalingRatios(samples: number): Record<string, number> {
   return Object.fromEntries(Object.entries(SHAPES).map(([name, make]) => {
-    const small = make(SMALL);
-    const large = make(SMALL * 8);
-    cpuPerMillionChars(small, 1);
-    cpuPerMillionChars(large, 1);
-    return [name, cpuPerMillionChars(large, samples) / cpuPerMillionChars(small, samples)];
+    const patches = [make(SMALL), make(SMALL * 8)] as const;
+    const repeats = patches.map((patch) => warmUp(patch, WARM_UP_MS));
+    const perChar: [number[], number[]] = [[], []];
+    for (let sample = 0; sample < samples; sample++) patches.forEach((patch, size) => perChar[size]!.push(sampleOf(patch, repeats[size]!)));
+    return [name, median(perChar[1]) / median(perChar[0])];
   }));
 }
 
@@ -78,7 +89,7 @@ const shown = (ratios: Record<string, number>) => Object.entries(ratios).map(([n
 
 export function parseScalingRow(quick: boolean): Row {
   const samples = quick ? 3 : 7;
-  const ratios = ratiosInChild(samples, [`--max-semi-space-size=${SEMI_SPACE_MB}`]);
+  const ratios = ratiosInChild(samples, [`--min-semi-space-size=${SEMI_SPACE_MB}`, `--max-semi-space-size=${SEMI_SPACE_MB}`]);
   const withDefaultHeap = ratiosInChild(samples, []);
   const worst = Math.max(...Object.values(ratios));
   return {
