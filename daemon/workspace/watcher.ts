@@ -1,9 +1,19 @@
 /**
  * A lazy chokidar watcher over single files of one workspace. Nothing is watched, and chokidar
  * is not even loaded, until the first `watch`; the tree is never scanned, so opening a huge
- * workspace costs nothing. At most `maxPaths` files are watched (least recently touched
- * dropped first, reported through `onDrop`), since each one costs an inotify watch; with
- * `maxPaths` 0 nothing ever is (the one-shot CLI, which ends before any event could matter).
+ * workspace costs nothing. At most `maxPaths` files are watched, since each one costs an
+ * inotify watch; with `maxPaths` 0 nothing ever is (the one-shot CLI, which ends before any
+ * event could matter).
+ *
+ * The bound is kept by generations, never by chokidar's `unwatch`: that adds the path to a list
+ * of ignored paths which only grows (until the path is watched again), and every later `add`
+ * scans the list and rebuilds a matcher of all of it — a daemon past its bound then spent more
+ * on each new watch the longer it ran (milliseconds after a few thousand drops). Instead each
+ * generation is a chokidar instance of its own, holding up to a third of the bound; when the
+ * newest is full a new one starts, and once there are more than three the oldest is closed
+ * whole, its files dropped (reported through `onDrop`). A file touched while in an older
+ * generation moves to the newest (watched there too until the older one closes), so the files
+ * dropped are the least recently touched, a generation at a time.
  *
  * Events are hints: only the workspace-relative path is reported, never what happened. A
  * deleted file is watched again at once, so that its recreation is seen too.
@@ -17,9 +27,11 @@ export interface WatcherOptions {
   readonly maxPaths: number;
   /** Something may have happened to this path. */
   readonly onHint: (path: string) => void;
-  /** The path is no longer watched (evicted to stay under `maxPaths`). */
+  /** The path is no longer watched (its generation closed to stay under `maxPaths`). */
   readonly onDrop: (path: string) => void;
   readonly onError: (error: unknown) => void;
+  /** Where chokidar comes from; tests give a stand-in that records what it is asked. */
+  readonly load?: () => Promise<Pick<typeof import('chokidar'), 'watch'>>;
 }
 
 export const DEFAULT_MAX_WATCHED_PATHS = 8192;
@@ -31,77 +43,106 @@ export function loadChokidar(): Promise<typeof import('chokidar')> {
   return (chokidarModule ??= import('chokidar'));
 }
 
+/** Generations at most (fewer when `maxPaths` is smaller). */
+const GENERATIONS = 3;
+
+/** One chokidar instance, started on its first use, and the files it was asked to watch. */
+interface Generation {
+  /** Files watched through this generation and not moved to a newer one. */
+  readonly paths: Set<string>;
+  /** Files it was asked to watch, moved ones included: each holds a watch until it closes. */
+  added: number;
+  chokidar: Promise<FSWatcher> | undefined;
+  /** Adds not yet handed to chokidar (see `#use`). */
+  readonly pending: ((chokidar: FSWatcher) => void)[];
+}
+
 export class LazyWatcher {
   readonly #options: WatcherOptions;
-  /** Insertion order is recency order. */
-  readonly #watched = new Set<string>();
-  /** Loading chokidar takes a moment; adds and removals wait for it, in order. */
-  #chokidar: Promise<FSWatcher> | undefined;
-  /** Adds and removals not yet handed to chokidar (see `#use`). */
-  readonly #pending: ((chokidar: FSWatcher) => void)[] = [];
+  /** Newest first. */
+  #generations: Generation[] = [];
+  readonly #limit: number;
+  /** Watches per generation: all generations together stay within `maxPaths`. */
+  readonly #capacity: number;
   #closed = false;
 
   constructor(options: WatcherOptions) {
     this.#options = options;
+    this.#limit = Math.max(1, Math.min(GENERATIONS, options.maxPaths));
+    this.#capacity = Math.max(1, Math.floor(options.maxPaths / this.#limit));
   }
 
   /** Starts watching `relative` (a normalised workspace path), or marks it recently used. True when it is newly watched. */
   watch(relative: string): boolean {
     if (this.#closed || this.#options.maxPaths === 0) return false;
-    if (this.#watched.delete(relative)) {
-      this.#watched.add(relative);
-      return false;
-    }
-    this.#watched.add(relative);
-    this.#use((chokidar) => chokidar.add(this.#absolute(relative)));
-    this.#dropOverflow();
-    return true;
-  }
-
-  unwatch(relative: string): void {
-    if (!this.#watched.delete(relative)) return;
-    if (this.#chokidar !== undefined) this.#use((chokidar) => chokidar.unwatch(this.#absolute(relative)));
+    const holder = this.#generations.find((generation) => generation.paths.has(relative));
+    if (holder !== undefined && holder === this.#generations[0]) return false;
+    holder?.paths.delete(relative);
+    const newest = this.#withRoom();
+    newest.paths.add(relative);
+    newest.added += 1;
+    this.#use(newest, (chokidar) => chokidar.add(this.#absolute(relative)));
+    return holder === undefined;
   }
 
   isWatching(relative: string): boolean {
-    return this.#watched.has(relative);
+    return this.#generations.some((generation) => generation.paths.has(relative));
   }
 
   /** Watched paths. */
   get size(): number {
-    return this.#watched.size;
+    return this.#generations.reduce((total, generation) => total + generation.paths.size, 0);
   }
 
   async close(): Promise<void> {
     this.#closed = true;
-    this.#watched.clear();
-    const chokidar = await this.#chokidar?.catch(() => undefined);
+    const closing = this.#generations.map((generation) => this.#stop(generation));
+    this.#generations = [];
+    await Promise.all(closing);
+  }
+
+  /** The newest generation, a new one when it is full; the oldest is closed when that makes too many. */
+  #withRoom(): Generation {
+    const newest = this.#generations[0];
+    if (newest !== undefined && newest.added < this.#capacity) return newest;
+    const fresh: Generation = { paths: new Set(), added: 0, chokidar: undefined, pending: [] };
+    this.#generations.unshift(fresh);
+    for (const retired of this.#generations.splice(this.#limit)) {
+      this.#stop(retired).catch((error: unknown) => this.#options.onError(error));
+      for (const relative of retired.paths) this.#options.onDrop(relative);
+    }
+    return fresh;
+  }
+
+  async #stop(generation: Generation): Promise<void> {
+    generation.pending.length = 0;
+    const chokidar = await generation.chokidar?.catch(() => undefined);
     await chokidar?.close();
   }
 
   /**
-   * Runs `action` on the chokidar instance (loaded and started on first use) unless closed by
-   * then. Actions wait for chokidar to load, then for the turn of the event loop to end, and run
-   * in order, together: a chokidar add costs more than the read it follows, and the reply to the
-   * request that read the file need not wait for it. The re-check of a newly watched file (see
-   * `changes.ts`) covers the moments before a watch is active, this wait included.
+   * Runs `action` on the generation's chokidar instance (loaded and started on first use) unless
+   * closed by then. Actions wait for chokidar to load, then for the turn of the event loop to
+   * end, and run in order, together: a chokidar add costs more than the read it follows, and the
+   * reply to the request that read the file need not wait for it. The re-check of a newly
+   * watched file (see `changes.ts`) covers the moments before a watch is active, this wait included.
    */
-  #use(action: (chokidar: FSWatcher) => void): void {
-    this.#chokidar ??= loadChokidar().then(({ watch }) =>
+  #use(generation: Generation, action: (chokidar: FSWatcher) => void): void {
+    generation.chokidar ??= (this.#options.load ?? loadChokidar)().then(({ watch }) =>
       // persistent: false — a watcher must never be what keeps the process alive.
       watch([], { ignoreInitial: true, persistent: false, followSymlinks: false, atomic: true })
         .on('all', (event, absolute) => this.#onEvent(event, absolute))
         .on('error', (error) => this.#options.onError(error)));
-    this.#pending.push(action);
-    if (this.#pending.length > 1) return;
-    this.#chokidar.then((chokidar) => setImmediate(() => this.#runPending(chokidar)), (error: unknown) => {
-      this.#pending.length = 0;
+    generation.pending.push(action);
+    if (generation.pending.length > 1) return;
+    generation.chokidar.then((chokidar) => setImmediate(() => this.#runPending(generation, chokidar)), (error: unknown) => {
+      generation.pending.length = 0;
       this.#options.onError(error);
     });
   }
 
-  #runPending(chokidar: FSWatcher): void {
-    for (const action of this.#pending.splice(0)) {
+  #runPending(generation: Generation, chokidar: FSWatcher): void {
+    for (const action of generation.pending.splice(0)) {
       if (this.#closed) return;
       try {
         action(chokidar);
@@ -113,22 +154,15 @@ export class LazyWatcher {
 
   #onEvent(event: string, absolute: string): void {
     const relative = path.relative(this.#options.root, absolute).split(path.sep).join('/');
-    if (!this.#watched.has(relative)) return;
+    if (!this.isWatching(relative)) return;
     // chokidar stops watching a deleted file; watch its name again to see it come back.
     if (event === 'unlink') setImmediate(() => this.#rewatch(relative));
     this.#options.onHint(relative);
   }
 
   #rewatch(relative: string): void {
-    if (!this.#closed && this.#watched.has(relative)) this.#use((chokidar) => chokidar.add(this.#absolute(relative)));
-  }
-
-  #dropOverflow(): void {
-    for (const relative of this.#watched) {
-      if (this.#watched.size <= this.#options.maxPaths) return;
-      this.unwatch(relative);
-      this.#options.onDrop(relative);
-    }
+    const holder = this.#generations.find((generation) => generation.paths.has(relative));
+    if (!this.#closed && holder !== undefined) this.#use(holder, (chokidar) => chokidar.add(this.#absolute(relative)));
   }
 
   #absolute(relative: string): string {

@@ -1,12 +1,13 @@
 /**
- * The lazy watcher on its own: adds and removals asked for in one turn reach chokidar together,
- * in the order asked, and none after `close`.
+ * The lazy watcher on its own: adds asked for in one turn reach chokidar together, none after
+ * `close`, and past its bound whole generations go, never a file unwatched.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import type { FSWatcher } from 'chokidar';
 import { LazyWatcher } from '../../daemon/workspace/watcher.ts';
 
 /** A watcher over a fresh directory holding `names`; `hinted(name)` resolves at the first event on it. */
@@ -39,21 +40,66 @@ function watcherOver(names: readonly string[]) {
   return { root, watcher, errors, untilHinted, cleanup: () => rmSync(root, { recursive: true, force: true }) };
 }
 
-test('files watched in one turn are all watched; a removal and a new watch of one file in one turn reach chokidar in that order', async () => {
+test('files watched in one turn are all watched', async () => {
   const names = Array.from({ length: 20 }, (_, index) => `f${index}.txt`);
   const { watcher, errors, untilHinted, cleanup } = watcherOver(names);
   try {
     for (const name of names) assert.equal(watcher.watch(name), true);
     for (const name of names) await untilHinted(name);
-    watcher.unwatch('f0.txt');
-    assert.equal(watcher.watch('f0.txt'), true);
     assert.equal(watcher.size, names.length);
-    await untilHinted('f0.txt', { again: true });
     assert.deepEqual(errors, []);
   } finally {
     await watcher.close();
     cleanup();
   }
+});
+
+/** A stand-in for chokidar that records, per instance, what it was asked. */
+function recordingChokidar() {
+  const instances: { added: string[]; unwatched: string[]; closed: boolean }[] = [];
+  const watch = () => {
+    const calls = { added: [] as string[], unwatched: [] as string[], closed: false };
+    instances.push(calls);
+    const instance = {
+      on: () => instance,
+      add: (absolute: string) => (calls.added.push(path.basename(absolute)), instance),
+      unwatch: (absolute: string) => (calls.unwatched.push(path.basename(absolute)), instance),
+      close: async () => {
+        calls.closed = true;
+      },
+    };
+    return instance as unknown as FSWatcher;
+  };
+  return { instances, load: async () => ({ watch: watch as unknown as typeof import('chokidar').watch }) };
+}
+
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+test('past its bound the watcher closes its oldest generation whole, never unwatching a file; a file touched again moves to the newest', async () => {
+  const chokidar = recordingChokidar();
+  const dropped: string[] = [];
+  const watcher = new LazyWatcher({ root: '/w', maxPaths: 6, onHint: () => {}, onDrop: (relative) => dropped.push(relative), onError: (error) => assert.fail(String(error)), load: chokidar.load });
+  try {
+    // Six files fill three generations of two.
+    for (const name of ['a', 'b', 'c', 'd', 'e', 'f']) assert.equal(watcher.watch(name), true);
+    await turn();
+    await turn();
+    assert.equal(watcher.watch('a'), false, 'a is watched already: it moves to a fourth generation, which retires the first');
+    assert.deepEqual(dropped, ['b']);
+    assert.equal(watcher.watch('g'), true);
+    for (const name of ['h', 'i', 'j']) assert.equal(watcher.watch(name), true);
+    await turn();
+    await turn();
+    assert.deepEqual(chokidar.instances.map(({ added }) => added), [['a', 'b'], ['c', 'd'], ['e', 'f'], ['a', 'g'], ['h', 'i'], ['j']]);
+    assert.deepEqual(chokidar.instances.map(({ closed }) => closed), [true, true, true, false, false, false]);
+    assert.deepEqual(dropped, ['b', 'c', 'd', 'e', 'f'], 'a moved on before its first generation closed');
+    assert.ok(chokidar.instances.every(({ unwatched }) => unwatched.length === 0), 'chokidar never unwatched a file');
+    assert.deepEqual(['a', 'g', 'h', 'i', 'j'].map((name) => watcher.isWatching(name)), [true, true, true, true, true]);
+    assert.equal(watcher.size, 5);
+  } finally {
+    await watcher.close();
+  }
+  assert.ok(chokidar.instances.every(({ closed }) => closed));
 });
 
 test('closing in the turn that asked for watches leaves nothing watched and reports no error', async () => {
