@@ -89,10 +89,8 @@ export class ChangeMonitor {
 
   /** What a holder of the path's lock found on disk: a difference from what patchd knew is an outside change. */
   observe(path: string, sha256: string | null): void {
-    const before = this.#known.get(path);
-    this.#known.set(path, sha256);
+    this.#compare(path, sha256);
     this.#track(path, sha256, true);
-    if (before !== undefined && before !== sha256) this.#emit({ path, sha256 });
   }
 
   /** patchd itself wrote (sha256) or removed (null) the path, under its lock. */
@@ -201,11 +199,19 @@ export class ChangeMonitor {
     try {
       const readAt = Date.now();
       const sha256 = await this.#options.readSha256(path);
-      if (sha256 !== undefined && this.#watcher.isWatching(path) && !this.#closing.signal.aborted) this.observe(path, sha256);
+      // Not a use of the file: tracked again, it could move to the watcher's newest generation, and be re-checked for that.
+      if (sha256 !== undefined && this.#watcher.isWatching(path) && !this.#closing.signal.aborted) this.#compare(path, sha256);
       this.#followUp(path, readAt);
     } finally {
       lease.release();
     }
+  }
+
+  /** Records what is on disk now; a difference from what patchd knew is an outside change. */
+  #compare(path: string, sha256: string | null): void {
+    const before = this.#known.get(path);
+    this.#known.set(path, sha256);
+    if (before !== undefined && before !== sha256) this.#emit({ path, sha256 });
   }
 
   #isIdle(): boolean {

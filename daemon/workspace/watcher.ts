@@ -72,7 +72,13 @@ export class LazyWatcher {
     this.#capacity = Math.max(1, Math.floor(options.maxPaths / this.#limit));
   }
 
-  /** Starts watching `relative` (a normalised workspace path), or marks it recently used. True when it is newly watched. */
+  /**
+   * Starts watching `relative` (a normalised workspace path), or marks it recently used. True
+   * when the caller should re-check the file as for a new watch: it was not watched, or it moved
+   * out of a generation this very call closed, whose watch ended a moment before the new one is
+   * active. (Not for every move: a re-check is itself a use, and it would move the file again
+   * while generations come and go quickly, and be re-checked again, and again.)
+   */
   watch(relative: string): boolean {
     if (this.#closed || this.#options.maxPaths === 0) return false;
     const holder = this.#generations.find((generation) => generation.paths.has(relative));
@@ -82,7 +88,7 @@ export class LazyWatcher {
     newest.paths.add(relative);
     newest.added += 1;
     this.#use(newest, (chokidar) => chokidar.add(this.#absolute(relative)));
-    return holder === undefined;
+    return holder === undefined || !this.#generations.includes(holder);
   }
 
   isWatching(relative: string): boolean {
