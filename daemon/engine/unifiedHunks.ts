@@ -84,9 +84,10 @@ function parseHunk(context: HunkContext): Result<Hunk> {
   source.index++;
   const body = readHunkBody(source, counts.value);
   dropTrailingBlankLines(body, counts.value);
-  const interruption = checkHunkEnd(context, body, counts.value);
+  const seen = tally(body);
+  const interruption = checkHunkEnd(context, seen, counts.value);
   if (interruption) return fail(interruption);
-  return buildHunk(context, body, counts.value);
+  return buildHunk(context, body, seen, counts.value);
 }
 
 function parseHunkHeader(text: string, context: HunkContext): Result<HunkCounts> {
@@ -220,12 +221,12 @@ function dropTrailingBlankLines(body: Body, counts: HunkCounts): void {
  * follows; otherwise the line sits inside a hunk (say, a context line that lost its space) and
  * reading on would silently cut the hunk short.
  */
-function checkHunkEnd(context: HunkContext, body: Body, counts: HunkCounts): EngineError | undefined {
+function checkHunkEnd(context: HunkContext, seen: Sides, counts: HunkCounts): EngineError | undefined {
   const { source } = context;
   if (source.index >= source.lines.length) return undefined;
   const line = lineAt(source, source.index);
   if (isHunkOrGitHeader(line) || isFileHeaderAt(source.lines, source.index)) return undefined;
-  if (countsMatch(tally(body), counts) || FENCE.test(line) || !diffLinesFollow(source.lines, source.index + 1)) return undefined;
+  if (countsMatch(seen, counts) || FENCE.test(line) || !diffLinesFollow(source.lines, source.index + 1)) return undefined;
   return engineError('parse_error', `Line ${source.index + 1} (${quoteLine(line)}) interrupts hunk ${context.hunkIndex + 1} of ${context.path}: every hunk line must start with " " (context), "-", "+" or "\\". If it is a context line, add the missing leading space.`, { path: context.path, hunkIndex: context.hunkIndex });
 }
 
@@ -244,7 +245,8 @@ function diffLinesFollow(lines: readonly string[], from: number): boolean {
   return false;
 }
 
-function buildHunk(context: HunkContext, body: Body, counts: HunkCounts): Result<Hunk> {
+/** `seen`: the body's tally, as the hunk lines built from it come out. */
+function buildHunk(context: HunkContext, body: Body, seen: Sides, counts: HunkCounts): Result<Hunk> {
   const { path, hunkIndex } = context;
   const read = applyNoNewlineMarkers(context, body);
   if (!read.ok) return read;
@@ -255,7 +257,7 @@ function buildHunk(context: HunkContext, body: Body, counts: HunkCounts): Result
   if (lines.every((line) => line.kind !== 'context' && SUBPROJECT_LINE.test(line.text))) {
     return fail(engineError('unsupported_git_patch_feature', `Hunk ${hunkIndex + 1} of ${path} (line ${context.headerIndex + 1}) changes a submodule commit; submodule patches are not supported.`, { path, hunkIndex }));
   }
-  noteCountMismatch(context, body, counts);
+  noteCountMismatch(context, seen, counts);
   const marked = oldLacksNewline || newLacksNewline;
   const hunk: { -readonly [K in keyof Hunk]: Hunk[K] } = { anchors: [], lines, atEndOfFile: marked };
   if (counts.oldStart !== undefined) hunk.oldStart = counts.oldStart;
@@ -302,8 +304,7 @@ function markerProblem(kind: BodyItemKind, previousLine: HunkLine | undefined, o
   return undefined;
 }
 
-function noteCountMismatch(context: HunkContext, body: Body, counts: HunkCounts): void {
-  const seen = tally(body);
+function noteCountMismatch(context: HunkContext, seen: Sides, counts: HunkCounts): void {
   if (counts.oldCount === undefined || counts.newCount === undefined || countsMatch(seen, counts)) return;
   context.source.diagnostics.push({
     code: 'hunk_count_mismatch',
