@@ -72,8 +72,8 @@ async function printReceipt(command: ApplyCommand, receipt: Receipt): Promise<vo
   const { stdout, stderr } = process;
   if (command.json) return void stdout.write(`${JSON.stringify(receipt, null, 2)}\n`);
   const colors = paletteFor(stdout);
-  if (command.check) {
-    // git apply --check: silent when the patch would apply.
+  if (command.check || command.quiet) {
+    // git apply --check, patch -s: silent when the patch applies (or would).
     if (!succeeded(receipt)) stderr.write(renderReceipt(receipt, paletteFor(stderr)));
     return;
   }

@@ -14,6 +14,8 @@ export interface OptionSpec {
   /** The value's placeholder in help (`DIR`, `N`); string options only. */
   readonly value?: string;
   readonly help: string;
+  /** Other spellings of the same option: a letter is a short one (`-d`), a word a long one (`--silent`). */
+  readonly also?: readonly string[];
 }
 
 export type OptionSpecs = Readonly<Record<string, OptionSpec>>;
@@ -26,17 +28,35 @@ export interface ParsedArgs {
 /** Every command takes `-h`/`--help`. */
 export const HELP_OPTION: OptionSpecs = { help: { type: 'boolean', short: 'h', help: 'show this help and exit' } };
 
-export function parseCommandArgs(args: readonly string[], specs: OptionSpecs): ParsedArgs {
-  const options = Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, spec.short === undefined ? { type: spec.type } : { type: spec.type, short: spec.short }]));
+/**
+ * `foreign`: options of other tools (`git apply`, GNU `patch`) that this command does not take,
+ * keyed by name without dashes, with the sentence that says why (said after "unknown option").
+ */
+export function parseCommandArgs(args: readonly string[], specs: OptionSpecs, foreign: Readonly<Record<string, string>> = {}): ParsedArgs {
+  const options: Record<string, { type: 'boolean' | 'string'; short?: string }> = {};
+  const canonical = new Map<string, string>();
+  for (const [name, spec] of Object.entries(specs)) {
+    options[name] = spec.short === undefined ? { type: spec.type } : { type: spec.type, short: spec.short };
+    canonical.set(name, name);
+    for (const alias of spec.also ?? []) {
+      // A short alias needs an option name of its own; no long option is spelled with a space.
+      const key = alias.length === 1 ? `${name} ${alias}` : alias;
+      options[key] = alias.length === 1 ? { type: spec.type, short: alias } : { type: spec.type };
+      canonical.set(key, name);
+    }
+  }
   const { tokens } = parseArgs({ args: [...args], options, allowPositionals: true, strict: false, tokens: true });
   const values: Record<string, string | boolean | undefined> = {};
   const positionals: string[] = [];
   for (const token of tokens) {
     if (token.kind === 'positional') positionals.push(token.value);
     if (token.kind !== 'option') continue;
-    const spec = specs[token.name];
-    if (spec === undefined) throw new UsageError(`unknown option ${token.rawName}`);
-    values[token.name] = optionValue(spec, token.rawName, token.value, token.inlineValue === true);
+    const name = canonical.get(token.name);
+    if (name === undefined) {
+      const why = Object.hasOwn(foreign, token.name) ? `: ${foreign[token.name]}` : '';
+      throw new UsageError(`unknown option ${token.rawName}${why}`);
+    }
+    values[name] = optionValue(specs[name]!, token.rawName, token.value, token.inlineValue === true);
   }
   return { values, positionals };
 }
@@ -64,8 +84,10 @@ export function integerOption(value: string | undefined, name: string, min: numb
 /** The options block of a command's help: one aligned line per option. */
 export function optionsHelp(specs: OptionSpecs): string {
   const names = Object.entries(specs).map(([name, spec]) => {
-    const long = `--${name}${spec.type === 'string' ? ` ${spec.value ?? 'VALUE'}` : ''}`;
-    return spec.short === undefined ? `    ${long}` : `-${spec.short}, ${long}`;
+    const spellings = [spec.short ?? [], name, spec.also ?? []].flat();
+    const shorts = spellings.filter((spelling) => spelling.length === 1).map((short) => `-${short}, `).join('');
+    const longs = spellings.filter((spelling) => spelling.length > 1).map((long) => `--${long}`).join(', ');
+    return `${shorts === '' ? '    ' : shorts}${longs}${spec.type === 'string' ? ` ${spec.value ?? 'VALUE'}` : ''}`;
   });
   const width = Math.max(...names.map((name) => name.length));
   return Object.values(specs).map((spec, index) => `  ${names[index]!.padEnd(width)}  ${spec.help}`).join('\n');

@@ -3,8 +3,8 @@ import { packageInfo } from '../server/packageInfo.ts';
 import { optionsHelp, type OptionSpecs } from './args.ts';
 import { ENVIRONMENT_HELP } from './settings.ts';
 
-export const APPLY_USAGE = `usage: patchd apply [PATCHFILE|-] [-C DIR] [-p N] [-R] [--format F] [--dry-run | --check | --stat]
-                    [--exact] [--json] [--socket PATH | --state-dir DIR]
+export const APPLY_USAGE = `usage: patchd apply [PATCHFILE|-|-i PATCHFILE] [-C DIR] [-p N] [-R] [--format F]
+                    [--dry-run | --check | --stat] [--exact] [--json | -s] [--socket PATH | --state-dir DIR]
        patchd apply --batch PATH… [-C DIR] [--concurrency N] [-p N] [-R] [--format F]
                     [--dry-run | --check | --stat] [--exact] [--json] [--state-dir DIR]`;
 

@@ -43,6 +43,18 @@ describe('patchd apply arguments', () => {
     assert.deepEqual((parseApplyArgs([]) as ApplyCommand).sources, ['-']);
     assert.equal(parseApplyArgs(['--bogus-is-fine-after', '-h'].slice(1)), 'help');
   });
+
+  test('GNU patch spellings are the same options; options of other tools say why they are not taken', () => {
+    const command = parseApplyArgs(['-d', 'work', '-i', 'fix.patch', '-s', '-u', '-N', '-l', '--whitespace', 'warn']) as ApplyCommand;
+    assert.deepEqual([command.directory, command.sources, command.quiet, command.format], ['work', ['fix.patch'], true, 'unified']);
+    assert.deepEqual([(parseApplyArgs(['--silent']) as ApplyCommand).quiet, (parseApplyArgs(['--input=x']) as ApplyCommand).sources], [true, ['x']]);
+    assert.equal((parseApplyArgs(['--directory', 'a', '-d', 'b']) as ApplyCommand).directory, 'b', 'the last spelling wins, as for any repeated option');
+    usageError(() => parseApplyArgs(['--cached']), /^unknown option --cached: patchd changes the workspace's files, never git's index/);
+    usageError(() => parseApplyArgs(['-r', 'x.rej']), /^unknown option -r: patchd applies a patch whole or not at all/);
+    usageError(() => parseApplyArgs(['-d']), /^-d needs a value \(DIR\)$/);
+    usageError(() => parseApplyArgs(['--batch', 'd', '-s']), /^-s\/--quiet prints nothing; it takes one patch/);
+    usageError(() => parseApplyArgs(['--batch', '-i', 'p']), /^-i\/--input names the one patch file/);
+  });
 });
 
 describe('environment settings', () => {

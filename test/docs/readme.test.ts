@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { ERROR_HINTS, FORMATS } from '../../protocol/index.ts';
-import { APPLY_OPTIONS } from '../../daemon/cli/applyOptions.ts';
+import { APPLY_OPTIONS, FOREIGN_APPLY_OPTIONS } from '../../daemon/cli/applyOptions.ts';
 import { USAGE } from '../../daemon/cli/help.ts';
 import { SERVE_OPTIONS } from '../../daemon/cli/serve.ts';
 import { ENVIRONMENT_HELP } from '../../daemon/cli/settings.ts';
@@ -51,14 +51,15 @@ describe('the README\'s CLI section', () => {
     assert.ok(cli.includes(`\`\`\`text\n${USAGE}\n\`\`\``), 'the usage block differs from patchd --help');
   });
 
-  test('documents every option, and only options that exist', () => {
-    const options = new Map<string, string | undefined>([...Object.entries(APPLY_OPTIONS), ...Object.entries(SERVE_OPTIONS)].map(([name, spec]) => [name, spec.short]));
+  test('documents every option, and only options that exist (or that patchd apply refuses with a reason)', () => {
+    const spellings = [...Object.values(APPLY_OPTIONS), ...Object.values(SERVE_OPTIONS)].flatMap((spec) => [spec.short ?? [], spec.also ?? []].flat());
+    const longs = new Set([...Object.keys(APPLY_OPTIONS), ...Object.keys(SERVE_OPTIONS), ...spellings.filter((name) => name.length > 1)]);
+    const shorts = spellings.filter((name) => name.length === 1);
     const mentioned = new Set([...cli.matchAll(/(?<![\w-])--([a-z][a-z-]*)/g)].map((match) => match[1]!));
-    for (const name of mentioned) assert.ok(options.has(name) || name === 'version', `README mentions --${name}, which no command takes`);
-    for (const [name, short] of options) {
-      assert.ok(mentioned.has(name), `README does not mention --${name}`);
-      if (short !== undefined) assert.match(cli, new RegExp(`(?<![\\w-])-${short}\\b`), `README does not mention -${short}`);
-    }
+    const refused = (name: string) => Object.hasOwn(FOREIGN_APPLY_OPTIONS, name);
+    for (const name of mentioned) assert.ok(longs.has(name) || name === 'version' || refused(name), `README mentions --${name}, which no command takes`);
+    for (const name of longs) assert.ok(mentioned.has(name), `README does not mention --${name}`);
+    for (const short of shorts) assert.match(cli, new RegExp(`(?<![\\w-])-${short}\\b`), `README does not mention -${short}`);
   });
 
   test('lists exactly the environment variables the commands read', () => {

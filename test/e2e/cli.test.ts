@@ -44,7 +44,7 @@ describe('patchd: help and version', () => {
   });
 
   test('every subcommand has --help (exit 0, its options and the environment on stdout)', () => {
-    const options = { apply: ['--directory', '--strip', '--reverse', '--check', '--stat', '--batch', '--socket', '--state-dir'], serve: ['--socket', '--task-timeout-ms', '--state-dir'] };
+    const options = { apply: ['-C, -d, --directory', '-s, --quiet, --silent', '--input', '--strip', '--reverse', '--check', '--stat', '--batch', '--socket', '--state-dir'], serve: ['--socket', '--task-timeout-ms', '--state-dir'] };
     for (const [command, help, flags] of [['apply', '--help', options.apply], ['serve', '-h', options.serve]] as const) {
       const run = patchd([command, help]);
       assert.equal(run.code, 0, run.stderr);
@@ -233,6 +233,51 @@ describe('patchd apply: git and patch habits', () => {
     const tolerant = patchd(['apply', '-C', tree.root], { input: PATCH });
     assert.equal(tolerant.code, 0, tolerant.stdout);
     assert.match(tolerant.stdout, /M greet\.txt {2}\+1 −1 \[hunk 1: trailing_whitespace\]/);
+  });
+
+  test('GNU patch spellings: -d DIR, -i PATCHFILE, -s prints nothing unless rejected (then on stderr), -u', () => {
+    const { tree, file } = greetTree();
+    using _tree = tree;
+    const patch = file('change.diff', PATCH);
+    assert.deepEqual(patchd(['apply', '-d', tree.root, '-p1', '-s', '-i', patch]), { code: 0, stdout: '', stderr: '' });
+    assert.equal(tree.text('greet.txt'), 'hello\nthere\n');
+    // patch -d DIR -p1 -s < PATCHFILE; already applied now, which -s still reports (and -N asks for).
+    const again = patchd(['apply', '-d', tree.root, '-N', '-p1', '--silent'], { input: PATCH });
+    assert.equal(again.code, 1);
+    assert.equal(again.stdout, '');
+    assert.match(again.stderr, /already_applied \(greet\.txt\)/);
+    assert.equal(tree.text('greet.txt'), 'hello\nthere\n');
+    const unified = patchd(['apply', '-u', '--json', '-R', patch, '-C', tree.root]);
+    assert.equal(unified.code, 0, unified.stdout);
+    assert.equal(ReceiptSchema.parse(JSON.parse(unified.stdout)).format, 'unified');
+    assert.equal(tree.text('greet.txt'), 'hello\nworld\n');
+  });
+
+  test('options for what patchd does anyway are accepted; those it does not do are refused with the reason, writing nothing', () => {
+    const { tree, file } = greetTree('hello\nworld\n');
+    using _tree = tree;
+    // No context and a wrong line count: what --unidiff-zero and --recount let git apply take.
+    const patch = file('zero.diff', '--- a/greet.txt\n+++ b/greet.txt\n@@ -2,3 +2,3 @@\n-world\n+there\n');
+    const before = tree.fingerprint();
+    const refusals: [string[], RegExp][] = [
+      [['--index'], /unknown option --index: patchd changes the workspace's files, never git's index/],
+      [['--3way'], /unknown option --3way: patchd does not merge/],
+      [['--reject'], /unknown option --reject: patchd applies a patch whole or not at all/],
+      [['-b'], /unknown option -b: patchd writes no backup files/],
+      [['--include=greet.txt'], /unknown option --include: patchd applies every file of a patch/],
+      [['-F', '3'], /unknown option -F: patchd has no fuzz factor/],
+      [['--whitespace=fix'], /--whitespace=fix is not taken: patchd neither fixes nor flags whitespace errors/],
+      [['--whitespace=sometimes'], /--whitespace must be one of nowarn, warn, fix, strip, error, error-all \(got "sometimes"\)/],
+      [['-l', '--exact'], /-l\/--ignore-whitespace and --exact contradict each other/],
+      [['-u', '--format', 'codex'], /-u\/--unified says the patch is a unified diff, --format says codex/],
+      [['-s', '--json'], /-s\/--quiet prints nothing/],
+      [['-i', patch], /-i\/--input names the one patch file; give it there or as the operand, not both/],
+    ];
+    for (const [options, sentence] of refusals) assertUsageError(patchd(['apply', ...options, patch, '-C', tree.root]), sentence);
+    assert.equal(tree.fingerprint(), before);
+    const accepted = patchd(['apply', '--unidiff-zero', '--recount', '--whitespace=nowarn', '-l', '-N', '--no-backup-if-mismatch', patch, '-C', tree.root]);
+    assert.equal(accepted.code, 0, accepted.stdout);
+    assert.equal(tree.text('greet.txt'), 'hello\nthere\n');
   });
 });
 
