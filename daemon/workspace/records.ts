@@ -47,7 +47,7 @@ export interface RecordMeta {
 /** A record found in `history/`, by name only. */
 export interface RecordName {
   readonly file: string;
-  /** Orders records by commit (string order). */
+  /** Orders records by commit (`compareKeys`). */
   readonly key: string;
   /** Commit time, ms since the epoch. */
   readonly at: number;
@@ -68,6 +68,9 @@ export interface LoadedRecord extends RecordHeader {
 /** How many records a checkpoint fsyncs at once. */
 const SYNC_BATCH = 64;
 const RECORD_NAME = /^((\d{13})-\d+-\d+)-([A-Za-z0-9_-]+)\.(\d+)\.record$/;
+/** An empty file naming the newest key retention removed (see `notePruned`); not a record name, so listing passes it over. */
+const PRUNE_MARK_PREFIX = 'pruned-through-';
+const PRUNE_MARK = /^pruned-through-(\d{13}-\d+-\d+\.\d+)$/;
 let sequence = 0;
 
 export class RecordStore {
@@ -168,13 +171,44 @@ export class RecordStore {
       if (hasErrorCode(error, 'ENOENT')) return [];
       throw error;
     }
-    const records: RecordName[] = [];
+    const records: { name: RecordName; order: number[] }[] = [];
     for (const name of names) {
       const match = RECORD_NAME.exec(name);
       if (match === null) continue;
-      records.push({ file: path.join(this.directory, name), key: `${match[1]}.${match[4]}`, at: Number(match[2]), transactionId: match[3]! });
+      const key = `${match[1]}.${match[4]}`;
+      records.push({ name: { file: path.join(this.directory, name), key, at: Number(match[2]), transactionId: match[3]! }, order: keyParts(key) });
     }
-    return records.sort((a, b) => compareKeys(a.key, b.key));
+    // Each key is split once: a long history is sorted in milliseconds, not seconds.
+    return records.sort((a, b) => compareParts(a.order, b.order)).map(({ name }) => name);
+  }
+
+  /** The newest key retention removed, or undefined when it removed none: a window starting before it lost transactions. */
+  async prunedThrough(): Promise<string | undefined> {
+    return (await this.#pruneMarks()).reduce<string | undefined>((newest, key) => (newest === undefined || compareKeys(key, newest) > 0 ? key : newest), undefined);
+  }
+
+  /**
+   * Notes, durably, that retention removes records up to `key`, before it removes them: a crash
+   * in between leaves a note that claims too much (a session diff refused that could have been
+   * told), never one that claims too little (one told wrong). Each note is a file of its own,
+   * named by its key, so two processes pruning at once cannot overwrite a newer note with an
+   * older one; older notes are removed once a newer one is durable.
+   */
+  async notePruned(key: string): Promise<void> {
+    const marks = await this.#pruneMarks();
+    if (marks.some((mark) => compareKeys(mark, key) >= 0)) return;
+    const handle = await this.#disk.open(path.join(this.directory, `${PRUNE_MARK_PREFIX}${key}`), 'w', 0o600);
+    await handle.close();
+    await this.#syncer.sync(this.directory);
+    await Promise.all(marks.map((mark) => removeIfPresent(path.join(this.directory, `${PRUNE_MARK_PREFIX}${mark}`), this.#disk)));
+  }
+
+  async #pruneMarks(): Promise<string[]> {
+    const names = await readdir(this.directory).catch((error: unknown) => {
+      if (hasErrorCode(error, 'ENOENT')) return [];
+      throw error;
+    });
+    return names.flatMap((name) => PRUNE_MARK.exec(name)?.[1] ?? []);
   }
 
   /** The record's header, or undefined when it is unreadable (or was pruned meanwhile). */
@@ -211,8 +245,14 @@ export class RecordStore {
 
 /** Orders keys `<13-digit ms>-<pid>-<seq>.<unit>`: by time, then pid, then sequence, then unit. */
 export function compareKeys(a: string, b: string): number {
-  const left = a.split(/[-.]/).map(Number);
-  const right = b.split(/[-.]/).map(Number);
+  return compareParts(keyParts(a), keyParts(b));
+}
+
+function keyParts(key: string): number[] {
+  return key.split(/[-.]/).map(Number);
+}
+
+function compareParts(left: readonly number[], right: readonly number[]): number {
   for (let index = 0; index < Math.max(left.length, right.length); index += 1) {
     const difference = (left[index] ?? 0) - (right[index] ?? 0);
     if (difference !== 0) return difference;

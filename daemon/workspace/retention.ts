@@ -20,6 +20,9 @@ export interface Retention {
 
 export const DEFAULT_RETENTION: Retention = { maxTransactions: 1_000, maxAgeMs: 7 * 24 * 3_600_000 };
 
+/** Records removed at once. */
+const REMOVE_BATCH = 64;
+
 /** A trash folder without a record younger than this may belong to a commit in flight: kept. */
 const IN_FLIGHT_GRACE_MS = 3_600_000;
 
@@ -28,16 +31,34 @@ export interface PruneReport {
   readonly trashFolders: number;
 }
 
+/**
+ * Removes the records of expired transactions (after noting the newest of them: see
+ * `RecordStore.notePruned`), then the trash folders no retained transaction owns.
+ */
 export async function pruneHistory(stateDir: string, records: RecordStore, retention: Retention, now = Date.now()): Promise<PruneReport> {
   const byTransaction = new Map<string, RecordName[]>();
-  for (const name of (await records.list()).reverse()) byTransaction.set(name.transactionId, [...(byTransaction.get(name.transactionId) ?? []), name]);
-  const expired = [...byTransaction.entries()].filter(([, names], index) => (
-    index >= retention.maxTransactions || names.every((name) => now - name.at > retention.maxAgeMs)
-  ));
-  for (const [, names] of expired) await Promise.all(names.map((name) => records.remove(name)));
-  const kept = new Set([...byTransaction.keys()].filter((id) => !expired.some(([expiredId]) => expiredId === id)));
+  for (const name of (await records.list()).reverse()) {
+    const names = byTransaction.get(name.transactionId);
+    if (names === undefined) byTransaction.set(name.transactionId, [name]);
+    else names.push(name);
+  }
+  const kept = new Set<string>();
+  const expired: RecordName[] = [];
+  let transactions = 0;
+  for (const [id, names] of byTransaction) {
+    const index = kept.size + transactions;
+    if (index < retention.maxTransactions && names.some((name) => now - name.at <= retention.maxAgeMs)) {
+      kept.add(id);
+      continue;
+    }
+    expired.push(...names);
+    transactions += 1;
+  }
+  // Transactions come newest record first, each with its records newest first: the first expired record is the newest removed.
+  if (expired[0] !== undefined) await records.notePruned(expired[0].key);
+  for (let start = 0; start < expired.length; start += REMOVE_BATCH) await Promise.all(expired.slice(start, start + REMOVE_BATCH).map((name) => records.remove(name)));
   const trashFolders = await pruneTrash(stateDir, kept, now);
-  return { transactions: expired.length, trashFolders };
+  return { transactions, trashFolders };
 }
 
 /** Removes trash folders of transactions without a retained record, once past the in-flight grace. */

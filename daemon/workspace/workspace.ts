@@ -36,6 +36,7 @@ import { existingFiles } from './probe.ts';
 import { CachedReader } from './reads.ts';
 import { compareKeys, RecordStore, type LoadedRecord } from './records.ts';
 import { recoverAbandonedJournals, type RecoveryReport } from './recovery.ts';
+import { Pruner } from './pruner.ts';
 import { DEFAULT_RETENTION, pruneHistory, type Retention } from './retention.ts';
 import { prepareStateDir, resolveRoot, unusable } from './stateDir.ts';
 import { DEFAULT_MAX_WATCHED_PATHS } from './watcher.ts';
@@ -75,8 +76,6 @@ export interface WorkspaceOptions {
   readonly retention?: Retention | (() => Promise<Retention>) | undefined;
 }
 
-/** How often retention runs besides on open. */
-const PRUNE_INTERVAL_MS = 3_600_000;
 
 export interface SnapshotOptions {
   /** Read every path from disk, bypassing the cache. */
@@ -110,10 +109,10 @@ export class Workspace {
   readonly #inFlight = new Set<Promise<CommitOutcome>>();
   /** The last record committed before this process first opened the root: where `sessionChanges()` starts by default. */
   readonly #sessionStart: string;
-  readonly #pruneTimer: NodeJS.Timeout;
+  readonly #pruner: Pruner;
   #closed = false;
 
-  private constructor(context: WorkspaceContext, recovered: readonly RecoveryReport[], sessionStart: string, options: WorkspaceOptions) {
+  private constructor(context: WorkspaceContext, recovered: readonly RecoveryReport[], sessionStart: string, options: WorkspaceOptions, retention: Retention | undefined) {
     this.root = context.root;
     this.#sessionStart = sessionStart;
     this.stateDir = context.stateDir;
@@ -130,9 +129,7 @@ export class Workspace {
       maxWatchedPaths: options.maxWatchedPaths ?? DEFAULT_MAX_WATCHED_PATHS,
       onError: options.onError ?? (() => {}),
     });
-    this.#pruneTimer = setInterval(() => {
-      prune(context, options).catch(options.onError ?? (() => {}));
-    }, PRUNE_INTERVAL_MS).unref();
+    this.#pruner = new Pruner(() => prune(context, options), retention, options.onError ?? (() => {}));
   }
 
   /** Realpaths the root once, prepares the state dir and rolls back journals a killed daemon left. */
@@ -149,8 +146,8 @@ export class Workspace {
     const context: WorkspaceContext = { root: realRoot, stateDir, guard, syncer, journals, log, records, disk, hooks: options.hooks ?? {} };
     await log.recoverAbandoned(journals);
     const recovered = await recoverAbandonedJournals(context);
-    await prune(context, options);
-    return new Workspace(context, recovered, await sessionStartOf(context), options);
+    const retention = await prune(context, options);
+    return new Workspace(context, recovered, await sessionStartOf(context), options, retention);
   }
 
   /** Guards every path, then reads each: file bytes, missing, or directory. Keys are normalised paths. */
@@ -207,7 +204,10 @@ export class Workspace {
     this.#inFlight.add(running);
     try {
       const outcome = await running;
-      if (outcome.status !== 'rejected') this.#noteCommitted(plan, outcome.committed);
+      if (outcome.status !== 'rejected') {
+        this.#noteCommitted(plan, outcome.committed);
+        this.#pruner.committed();
+      }
       return outcome;
     } finally {
       this.#inFlight.delete(running);
@@ -236,6 +236,12 @@ export class Workspace {
     this.#refuseIfClosed();
     const afterKey = since === undefined ? this.#sessionStart : since === null ? '' : await keyOf(this.#context.records, since);
     if (afterKey === undefined) return undefined;
+    // Retention removes oldest first: a window whose start it passed lost its first transactions (every retained one, `null`, lost none).
+    const pruned = since === null ? undefined : await this.#context.records.prunedThrough();
+    if (pruned !== undefined && compareKeys(pruned, afterKey) > 0) {
+      const message = 'The first transactions of this window are past retention (pruned), so its net change cannot be told; ask for a window that starts at a retained transaction (transaction/list lists them).';
+      return fail(engineError('unknown_transaction', message));
+    }
     const start = windowStart(await loadWindow(this.#context.records, afterKey, compareKeys));
     const entries = await readGuardedEntries(this.#context.guard, [...start.initial.keys()]);
     if (!entries.ok) return entries;
@@ -268,8 +274,8 @@ export class Workspace {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    clearInterval(this.#pruneTimer);
     await Promise.allSettled([...this.#inFlight]);
+    await this.#pruner.close();
     await this.#monitor.close();
     this.#cache.clear();
     await this.#context.log.close();
@@ -298,16 +304,17 @@ export class Workspace {
   }
 }
 
-/** Prunes with the retention of `options`; skipped (reported to `onError`) when it cannot be looked up. */
-async function prune({ stateDir, records }: WorkspaceContext, { retention = DEFAULT_RETENTION, onError }: WorkspaceOptions): Promise<void> {
+/** Prunes with the retention of `options`, and returns it; skipped (reported to `onError`) when it cannot be looked up. */
+async function prune({ stateDir, records }: WorkspaceContext, { retention = DEFAULT_RETENTION, onError }: WorkspaceOptions): Promise<Retention | undefined> {
   let kept: Retention;
   try {
     kept = typeof retention === 'function' ? await retention() : retention;
   } catch (error) {
     onError?.(error);
-    return;
+    return undefined;
   }
   await pruneHistory(stateDir, records, kept);
+  return kept;
 }
 
 /** Session starts per state dir, kept for the life of the process: a root closed and opened again keeps its first start. */

@@ -4,7 +4,21 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'node:test';
 import { parseRetention } from '../../daemon/workspace/retention.ts';
+import type { Workspace } from '../../daemon/workspace/workspace.ts';
 import { deleteFile, listTree, planOf, snapshotAndCommit, updateFile, withSandbox } from './fixtures.ts';
+
+/** Commits `count` updates of a.txt; returns their transaction ids, oldest first. */
+async function commitUpdates(workspace: Workspace, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let index = 0; index < count; index++) {
+    const outcome = await snapshotAndCommit(workspace, planOf(updateFile('a.txt', `a${index}\n`)));
+    assert.ok(outcome.status === 'applied');
+    ids.push(outcome.transactionId);
+  }
+  return ids;
+}
+
+const records = async (state: string) => (await readdir(path.join(state, 'history'))).filter((name) => name.endsWith('.record'));
 
 test('opening prunes records and trash past the last N transactions, and leaves the tree alone', async () => {
   await withSandbox({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n' }, async (sandbox) => {
@@ -29,6 +43,37 @@ test('opening prunes records and trash past the last N transactions, and leaves 
     assert.deepEqual(await last.transactions(10), []);
     assert.deepEqual(await listTree(sandbox.root), tree);
     await last.close();
+  });
+});
+
+test('an open workspace prunes as it commits (after a tenth of what it keeps), not only when opened', async () => {
+  await withSandbox({ 'a.txt': 'a\n' }, async (sandbox) => {
+    const workspace = await sandbox.open({ retention: { maxTransactions: 2, maxAgeMs: 3_600_000 } });
+    const ids = await commitUpdates(workspace, 8);
+    await workspace.close();
+    // close waits for the prune the last commit made due: exactly the last two remain.
+    assert.equal((await records(sandbox.state)).length, 2);
+    const reopened = await sandbox.open({ retention: { maxTransactions: 100, maxAgeMs: 3_600_000 } });
+    assert.deepEqual((await reopened.transactions(10)).map((entry) => entry.transactionId), ids.slice(-2).reverse());
+    await reopened.close();
+  });
+});
+
+test('a session diff whose first transactions retention removed is refused, not told from what is left', async () => {
+  await withSandbox({ 'a.txt': 'a\n' }, async (sandbox) => {
+    const workspace = await sandbox.open({ retention: { maxTransactions: 2, maxAgeMs: 3_600_000 } });
+    const ids = await commitUpdates(workspace, 4);
+    // Told from the two retained records alone, the session would start at "a2" and miss its first two changes.
+    const session = await workspace.sessionChanges();
+    assert.ok(session !== undefined && !session.ok);
+    assert.equal(session.error.code, 'unknown_transaction');
+    assert.match(session.error.message, /past retention/);
+    const sinceRetained = await workspace.sessionChanges(ids[2]);
+    assert.ok(sinceRetained?.ok === true && sinceRetained.value.length === 1);
+    const retained = await workspace.sessionChanges(null);
+    assert.ok(retained?.ok === true);
+    assert.equal(Buffer.from(retained.value[0]!.before!.bytes).toString(), 'a1\n', 'every retained transaction: from the oldest one kept');
+    await workspace.close();
   });
 });
 
