@@ -57,12 +57,15 @@ export async function pruneHistory(stateDir: string, records: RecordStore, reten
   // Transactions come newest record first, each with its records newest first: the first expired record is the newest removed.
   if (expired[0] !== undefined) await records.notePruned(expired[0].key);
   for (let start = 0; start < expired.length; start += REMOVE_BATCH) await Promise.all(expired.slice(start, start + REMOVE_BATCH).map((name) => records.remove(name)));
-  const trashFolders = await pruneTrash(stateDir, kept, now);
+  const trashFolders = await pruneTrash(stateDir, kept, new Set(expired.map((name) => name.transactionId)), now);
   return { transactions, trashFolders };
 }
 
-/** Removes trash folders of transactions without a retained record, once past the in-flight grace. */
-async function pruneTrash(stateDir: string, kept: ReadonlySet<string>, now: number): Promise<number> {
+/**
+ * Removes the trash folders of the transactions just expired, and of those without any record
+ * once past the in-flight grace (a commit in flight has its trash before its record).
+ */
+async function pruneTrash(stateDir: string, kept: ReadonlySet<string>, expired: ReadonlySet<string>, now: number): Promise<number> {
   const root = trashRoot(stateDir);
   let names: string[];
   try {
@@ -73,8 +76,10 @@ async function pruneTrash(stateDir: string, kept: ReadonlySet<string>, now: numb
   let removed = 0;
   for (const name of names.filter((candidate) => !kept.has(candidate))) {
     const folder = path.join(root, name);
-    const stats = await stat(folder).catch(() => undefined);
-    if (stats === undefined || now - stats.mtimeMs < IN_FLIGHT_GRACE_MS) continue;
+    if (!expired.has(name)) {
+      const stats = await stat(folder).catch(() => undefined);
+      if (stats === undefined || now - stats.mtimeMs < IN_FLIGHT_GRACE_MS) continue;
+    }
     await rm(folder, { recursive: true, force: true });
     removed += 1;
   }

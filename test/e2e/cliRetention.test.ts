@@ -6,11 +6,11 @@
 import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { PatchClient } from '../../client/index.ts';
+import { PatchClient, RpcError } from '../../client/index.ts';
 import { DEFAULT_RETENTION } from '../../daemon/workspace/retention.ts';
 import { ListTransactionsResultSchema } from '../../protocol/index.ts';
 import { createTempTree } from '../helpers/tempTree.ts';
@@ -63,4 +63,24 @@ test('a retention record that makes no sense prunes nothing, says so, and --reta
   await using client = await PatchClient.spawn({ serveArgs: ['--retain', '1h', '--state-dir', stateRoot] });
   await client.openWorkspace(tree.root);
   assert.deepEqual(JSON.parse(readFileSync(path.join(stateRoot, 'retention.json'), 'utf8')), { maxTransactions: DEFAULT_RETENTION.maxTransactions, maxAgeMs: 3_600_000 });
+});
+
+test('a daemon prunes as it commits; a session diff whose start was pruned is -32602 unknown_transaction, one since a kept transaction is told', async () => {
+  using tree = createTempTree({ 'a.txt': 'a0\n' });
+  const stateRoot = path.join(tree.base, 'state');
+  await using client = await PatchClient.spawn({ serveArgs: ['--retain', '2', '--state-dir', stateRoot] });
+  const workspace = await client.openWorkspace(tree.root);
+  const ids: string[] = [];
+  for (let index = 0; index < 5; index++) {
+    const receipt = await workspace.apply(`--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a${index}\n+a${index + 1}\n`);
+    assert.equal(receipt.status, 'applied');
+    ids.push(receipt.transactionId);
+  }
+  await assert.rejects(workspace.sessionDiff(), (error: unknown) => (
+    error instanceof RpcError && error.code === -32602 && error.data?.code === 'unknown_transaction' && /past retention/.test(error.message)
+  ));
+  assert.equal((await workspace.sessionDiff({ since: ids[3] })).diff, 'diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1,1 +1,1 @@\n-a4\n+a5\n');
+  await workspace.close();
+  const [stateDir] = readdirSync(stateRoot).filter((name) => name !== 'retention.json');
+  assert.equal(readdirSync(path.join(stateRoot, stateDir!, 'history')).filter((name) => name.endsWith('.record')).length, 2);
 });

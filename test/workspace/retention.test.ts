@@ -1,6 +1,6 @@
 /** Retention: records and trash past the last N transactions or past the age limit go; the tree is never touched. */
 import assert from 'node:assert/strict';
-import { readdir } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'node:test';
 import { parseRetention } from '../../daemon/workspace/retention.ts';
@@ -34,13 +34,16 @@ test('opening prunes records and trash past the last N transactions, and leaves 
     const reopened = await sandbox.open({ retention: { maxTransactions: 2, maxAgeMs: 3_600_000 } });
     assert.deepEqual((await reopened.transactions(10)).map((entry) => entry.transactionId), [ids[2], ids[1]]);
     assert.deepEqual(await listTree(sandbox.root), tree);
-    // The pruned transaction's trash folder is past the in-flight grace only after an hour: a fresh one stays.
-    assert.ok((await readdir(path.join(sandbox.state, 'trash'))).includes(ids[2]!));
+    // The pruned transaction's trash goes with its record; the kept one's stays.
+    assert.deepEqual(await readdir(path.join(sandbox.state, 'trash')), [ids[2]]);
     await reopened.close();
+    // A trash folder without any record may be a commit's in flight: kept until it is an hour old.
+    await mkdir(path.join(sandbox.state, 'trash', 'in-flight'));
     // Every record is older than 1 ms once a few ms have passed.
     await new Promise((resolve) => setTimeout(resolve, 5));
     const last = await sandbox.open({ retention: { maxTransactions: 1000, maxAgeMs: 1 } });
     assert.deepEqual(await last.transactions(10), []);
+    assert.deepEqual(await readdir(path.join(sandbox.state, 'trash')), ['in-flight']);
     assert.deepEqual(await listTree(sandbox.root), tree);
     await last.close();
   });
