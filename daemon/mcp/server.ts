@@ -83,8 +83,13 @@ export function createMcpServer(workspace: Workspace, info: McpServerInfo): McpS
     outputSchema: openObject(SessionDiffResultSchema),
     annotations: { readOnlyHint: true, openWorldHint: false },
   }, async () => {
-    const session = await workspace.sessionDiff();
-    return { content: [{ type: 'text', text: session.diff === '' ? 'No file has changed since the session started.\n' : session.diff }], structuredContent: session };
+    try {
+      const session = await workspace.sessionDiff();
+      return { content: [{ type: 'text', text: session.diff === '' ? 'No file has changed since the session started.\n' : session.diff }], structuredContent: session };
+    } catch (error) {
+      // A session longer than retention keeps: its start was pruned (unknown_transaction).
+      return rpcErrorResult(error);
+    }
   });
 
   return server;
@@ -98,7 +103,7 @@ function receiptResult(receipt: Receipt): CallToolResult {
   };
 }
 
-/** A `file/read` refusal (`not_found`, `path_escape`, …) as a model-readable error; anything else is the SDK's to report. */
+/** A refusal with an error code (`not_found`, `path_escape`, `unknown_transaction`, …) as a model-readable error; anything else is the SDK's to report. */
 function rpcErrorResult(error: unknown): CallToolResult {
   const code = ErrorCodeSchema.safeParse(error instanceof RpcError ? error.data?.code : undefined);
   if (!(error instanceof RpcError) || !code.success) throw error;

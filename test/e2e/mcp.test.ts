@@ -5,6 +5,8 @@
 import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { once } from 'node:events';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -215,4 +217,26 @@ test('raw: SIGTERM (how hosts stop a server) closes the workspace and exits 0', 
   const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
   clearTimeout(killer);
   assert.deepEqual({ code, signal }, { code: 0, signal: null });
+});
+
+test('session_diff of a session longer than retention keeps is a model-readable unknown_transaction, not a failed call', async () => {
+  using tree = createTempTree({ 'a.txt': 'a0\n' });
+  const stateRoot = path.join(tree.base, 'state');
+  mkdirSync(stateRoot);
+  writeFileSync(path.join(stateRoot, 'retention.json'), `${JSON.stringify({ maxTransactions: 2, maxAgeMs: 3_600_000 })}\n`);
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '-C', tree.root, '--state-dir', stateRoot], env: env(), stderr: 'pipe' });
+  const client = new Client({ name: 'patchd-test', version: '1.0.0' });
+  await client.connect(transport);
+  try {
+    for (let index = 0; index < 4; index++) {
+      const applied = (await client.callTool({ name: 'apply_patch', arguments: { patch: `--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a${index}\n+a${index + 1}\n` } })) as CallToolResult;
+      assert.equal(ReceiptSchema.parse(applied.structuredContent).status, 'applied');
+    }
+    const session = (await client.callTool({ name: 'session_diff', arguments: {} })) as CallToolResult;
+    assert.equal(session.isError, true);
+    assert.match(text(session), /^error: unknown_transaction\n/m);
+    assert.match(text(session), /past retention/);
+  } finally {
+    await client.close();
+  }
 });
