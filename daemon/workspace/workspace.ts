@@ -236,13 +236,15 @@ export class Workspace {
     this.#refuseIfClosed();
     const afterKey = since === undefined ? this.#sessionStart : since === null ? '' : await keyOf(this.#context.records, since);
     if (afterKey === undefined) return undefined;
+    const records = await loadWindow(this.#context.records, afterKey, compareKeys);
     // Retention removes oldest first: a window whose start it passed lost its first transactions (every retained one, `null`, lost none).
+    // Looked up after the load: retention notes a removal before making it, so one that took records from under the load shows here.
     const pruned = since === null ? undefined : await this.#context.records.prunedThrough();
     if (pruned !== undefined && compareKeys(pruned, afterKey) > 0) {
       const message = 'The first transactions of this window are past retention (pruned), so its net change cannot be told; ask for a window that starts at a retained transaction (transaction/list lists them).';
       return fail(engineError('unknown_transaction', message));
     }
-    const start = windowStart(await loadWindow(this.#context.records, afterKey, compareKeys));
+    const start = windowStart(records);
     const entries = await readGuardedEntries(this.#context.guard, [...start.initial.keys()]);
     if (!entries.ok) return entries;
     const current = new Map<string, PathState>();
