@@ -24,7 +24,8 @@ export async function undoTransaction({ transactionId, dryRun }: UndoParams, { w
   const records = await draft.timed('parseMs', () => workspace.recordsOf(transactionId));
   if (records.length === 0) {
     const message = `No committed transaction of this workspace has the id ${JSON.stringify(transactionId)}: it is past retention, of another `
-      + 'workspace, or it changed no file (a patch that writes nothing, such as one of mode lines only, leaves nothing to undo).';
+      + 'workspace, or it changed no file (a patch that writes nothing, such as one of mode lines only, leaves nothing to undo); '
+      + 'or one of its undo records can no longer be read whole, and undoing the rest would undo part of it.';
     return draft.rejected(failureOf(engineError('unknown_transaction', message)));
   }
   const paths = pathsOf(records);

@@ -220,11 +220,15 @@ export class Workspace {
     return listTransactions(this.#context.records, limit);
   }
 
-  /** The undo records of one committed transaction, in commit order; none when the id is unknown or past retention. */
+  /**
+   * The undo records of one committed transaction, in commit order; none when the id is unknown
+   * or past retention — or when one of its records cannot be read whole (damaged, or removed by
+   * retention while loading): undoing the others alone would undo part of it, silently.
+   */
   async recordsOf(transactionId: string): Promise<LoadedRecord[]> {
     this.#refuseIfClosed();
     const loaded = await Promise.all((await recordsOf(this.#context.records, transactionId)).map((name) => this.#context.records.load(name)));
-    return loaded.filter((record): record is LoadedRecord => record !== undefined);
+    return loaded.every((record) => record !== undefined) ? loaded : [];
   }
 
   /**

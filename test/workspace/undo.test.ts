@@ -1,6 +1,8 @@
 /** Undo records in the workspace: partial transactions, and a SIGKILL during an undo (the tree wholly before or after it, the records agreeing). */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readdir, truncate } from 'node:fs/promises';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'node:test';
 import { undoTransaction } from '../../daemon/server/undoPatch.ts';
@@ -51,6 +53,23 @@ test('a partial transaction lists as partial with its committed files, and its u
     const undone = await undoTransaction({ workspaceId: 'ws', transactionId: outcome.transactionId }, { workspace, signal });
     assert.deepEqual(undone.files.map((file) => file.path), ['a.txt']);
     assert.deepEqual(await listTree(sandbox.root), { 'a.txt': 'file:a\n', 'b.txt': 'file:b\n' });
+    await workspace.close();
+  });
+});
+
+test('a transaction one of whose records cannot be read is not undone in part: unknown_transaction, nothing written', async () => {
+  await withSandbox({ 'a.txt': 'a\n', 'b.txt': 'b\n' }, async (sandbox) => {
+    const workspace = await sandbox.open();
+    const outcome = await snapshotAndCommit(workspace, planOf(updateFile('a.txt', 'A\n'), updateFile('b.txt', 'B\n')), false);
+    assert.ok(outcome.status === 'applied');
+    const history = path.join(sandbox.state, 'history');
+    const records = (await readdir(history)).filter((name) => name.includes(outcome.transactionId)).sort();
+    assert.equal(records.length, 2, 'one record per file with atomic: false');
+    await truncate(path.join(history, records[1]!), 20);
+    const undone = await undoTransaction({ workspaceId: 'ws', transactionId: outcome.transactionId }, { workspace, signal });
+    assert.equal(undone.error?.code, 'unknown_transaction');
+    assert.match(undone.error?.message ?? '', /can no longer be read whole/);
+    assert.deepEqual(await listTree(sandbox.root), { 'a.txt': 'file:A\n', 'b.txt': 'file:B\n' });
     await workspace.close();
   });
 });
