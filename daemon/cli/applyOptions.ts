@@ -34,35 +34,41 @@ export const APPLY_OPTIONS: OptionSpecs = {
 };
 
 const NOT_GIT_INDEX = "patchd changes the workspace's files, never git's index: apply, then git add (or use git apply --index)";
+const NO_MERGE = 'patchd does not merge: a patch whose context is not found is rejected whole, with the nearest text it found';
 const NO_REJECTS = 'patchd applies a patch whole or not at all: when a hunk does not apply nothing is written, so there are no .rej files';
 const NO_BACKUPS = 'patchd writes no backup files: patchd undo reverts an applied patch';
+const IN_PLACE = 'patchd patches files in place; --dry-run (or --json) shows the result without writing';
 const WHOLE_PATCH = 'patchd applies every file of a patch: split the patch to apply part of it';
+const NO_FUZZ = 'patchd has no fuzz factor: it finds context across drift and whitespace changes, and --exact turns that tolerance off';
+const NEVER_ASKS = 'patchd never asks questions, and never applies a patch it finds already applied';
+const KEEPS_EMPTIED = 'patchd keeps a file a patch empties; a diff deletes a file with +++ /dev/null';
+const STAT_INSTEAD = 'use --stat for the changed lines per file, or --json';
 
 /** Options of `git apply` and GNU `patch` that `patchd apply` does not take, and why (the usage error says it). */
 export const FOREIGN_APPLY_OPTIONS: Readonly<Record<string, string>> = {
   index: NOT_GIT_INDEX,
   cached: NOT_GIT_INDEX,
-  '3way': 'patchd does not merge: a patch whose context is not found is rejected whole, with the nearest text it found',
-  '3': 'patchd does not merge: a patch whose context is not found is rejected whole, with the nearest text it found',
+  '3way': NO_MERGE,
+  '3': NO_MERGE,
   reject: NO_REJECTS,
   'reject-file': NO_REJECTS,
   r: NO_REJECTS,
   backup: NO_BACKUPS,
   b: NO_BACKUPS,
-  output: 'patchd patches files in place; --dry-run (or --json) shows the result without writing',
-  o: 'patchd patches files in place; --dry-run (or --json) shows the result without writing',
+  output: IN_PLACE,
+  o: IN_PLACE,
   include: WHOLE_PATCH,
   exclude: WHOLE_PATCH,
-  fuzz: 'patchd has no fuzz factor: it finds context across drift and whitespace changes, and --exact turns that tolerance off',
-  F: 'patchd has no fuzz factor: it finds context across drift and whitespace changes, and --exact turns that tolerance off',
-  force: 'patchd never asks questions, and never applies a patch it finds already applied',
-  f: 'patchd never asks questions, and never applies a patch it finds already applied',
-  'remove-empty-files': 'patchd keeps a file a patch empties; a diff deletes a file with +++ /dev/null',
-  E: 'patchd keeps a file a patch empties; a diff deletes a file with +++ /dev/null',
+  fuzz: NO_FUZZ,
+  F: NO_FUZZ,
+  force: NEVER_ASKS,
+  f: NEVER_ASKS,
+  'remove-empty-files': KEEPS_EMPTIED,
+  E: KEEPS_EMPTIED,
   verbose: 'the receipt names every file; --json prints all of it, hunk by hunk',
   v: 'patchd --version prints the version (patch -v); --json prints the whole receipt (git apply -v)',
-  numstat: 'use --stat for the changed lines per file, or --json',
-  summary: 'use --stat for the changed lines per file, or --json',
+  numstat: STAT_INSTEAD,
+  summary: STAT_INSTEAD,
   'allow-empty': 'patchd rejects a patch with no change in it (exit 1)',
 };
 
