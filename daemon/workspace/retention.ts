@@ -44,21 +44,15 @@ export async function pruneHistory(stateDir: string, records: RecordStore, reten
   }
   const kept = new Set<string>();
   const expired: RecordName[] = [];
-  let transactions = 0;
-  for (const [id, names] of byTransaction) {
-    const index = kept.size + transactions;
-    if (index < retention.maxTransactions && names.some((name) => now - name.at <= retention.maxAgeMs)) {
-      kept.add(id);
-      continue;
-    }
-    expired.push(...names);
-    transactions += 1;
+  for (const [index, [id, names]] of [...byTransaction].entries()) {
+    if (index < retention.maxTransactions && names.some((name) => now - name.at <= retention.maxAgeMs)) kept.add(id);
+    else expired.push(...names);
   }
   // Transactions come newest record first, each with its records newest first: the first expired record is the newest removed.
   if (expired[0] !== undefined) await records.notePruned(expired[0].key);
   for (let start = 0; start < expired.length; start += REMOVE_BATCH) await Promise.all(expired.slice(start, start + REMOVE_BATCH).map((name) => records.remove(name)));
   const trashFolders = await pruneTrash(stateDir, kept, new Set(expired.map((name) => name.transactionId)), now);
-  return { transactions, trashFolders };
+  return { transactions: byTransaction.size - kept.size, trashFolders };
 }
 
 /**

@@ -76,7 +76,6 @@ export interface WorkspaceOptions {
   readonly retention?: Retention | (() => Promise<Retention>) | undefined;
 }
 
-
 export interface SnapshotOptions {
   /** Read every path from disk, bypassing the cache. */
   readonly fresh?: boolean | undefined;
