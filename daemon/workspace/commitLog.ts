@@ -28,6 +28,12 @@
  * instead of a record. For several paths that would mean rolling the others back, so they
  * wait for the fdatasync.
  *
+ * A small one-file write goes further (`transaction.ts`): its intent also carries the
+ * post-image (a redo section), it is reported once renamed, and its done frame follows the
+ * fsyncs of the file and its directory, after the report. Until then it is unsettled like any
+ * commit killed before done, and recovery finishes it — from the post-image in the log when a
+ * reboot may have lost the rename or the bytes.
+ *
  * Recovery (`recoverAbandoned`, on open, for the segments of a dead process): a done intent's
  * record is re-written if a power loss dropped it; an intent with neither done nor cancelled is
  * a commit that was never reported applied, or a one-file commit whose done frame a power loss
@@ -40,8 +46,8 @@
  *
  * Segment file: `<pid>-<processNonce>-<seq>.log` in `<stateDir>/log/`. Frame: u32 payload
  * length, u32 crc32 of the payload, payload = one JSON line (`FrameHead`), then for an intent
- * the journal bytes (`journal.ts`). A torn tail fails its length or crc: the segment is read up
- * to there.
+ * the journal bytes (`journal.ts`) and any redo section. A torn tail fails its length or crc:
+ * the segment is read up to there.
  */
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -57,7 +63,8 @@ const SEGMENT_MAX_BYTES = 32 * 1024 * 1024;
 const SEGMENT_NAME = /^(\d+)-([0-9a-f]+)-(\d+)\.log$/;
 
 type FrameHead =
-  | { readonly kind: 'intent'; readonly id: number; readonly journalId: string; readonly record: string }
+  /** `redo`: the length of the redo section (`journal.ts`) that ends the body, when there is one. */
+  | { readonly kind: 'intent'; readonly id: number; readonly journalId: string; readonly record: string; readonly redo?: number }
   | { readonly kind: 'done' | 'cancelled'; readonly id: number };
 
 /** A logged transaction, as `done` and `cancelled` take it. */
@@ -181,11 +188,17 @@ export class CommitLog {
     await this.#syncer.pin(this.directory);
   }
 
-  /** Logs a transaction's journal (`chunks`) and the name of its record; `durable` settles with the flush that carries it. */
-  intent(journalId: string, chunks: readonly Uint8Array[], record: string): Intent {
+  /**
+   * Logs a transaction's journal (`chunks`), the name of its record and any redo section (the
+   * post-images of a commit reported before its fsyncs); `durable` settles with the flush that carries it.
+   */
+  intent(journalId: string, chunks: readonly Uint8Array[], record: string, redo?: readonly Uint8Array[]): Intent {
     frameSequence += 1;
     const id = frameSequence;
-    const pending = this.#append({ kind: 'intent', id, journalId, record }, chunks);
+    const head: FrameHead = redo === undefined
+      ? { kind: 'intent', id, journalId, record }
+      : { kind: 'intent', id, journalId, record, redo: redo.reduce((total, chunk) => total + chunk.byteLength, 0) };
+    const pending = this.#append(head, redo === undefined ? chunks : [...chunks, ...redo]);
     const durable = pending.durable.then(() => undefined);
     // A failed write settles `written` too: `durable` carries the error.
     return { id, record, written: pending.written.then(() => undefined, () => undefined), durable };
@@ -239,7 +252,7 @@ export class CommitLog {
         if (head.kind !== 'intent') continue;
         const outcome = settled.get(head.id);
         if (outcome === 'done') {
-          await this.#records.restore(head.record, body);
+          await this.#records.restore(head.record, body.subarray(0, body.byteLength - (head.redo ?? 0)));
         } else if (outcome === undefined) {
           await this.#records.discard(head.record);
           await journals.keep(`${owner}-${head.id}-${head.journalId}.journal`, [body]);

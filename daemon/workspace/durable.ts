@@ -50,6 +50,16 @@ const umask = process.umask();
  * The chmod/chown happen only when they change something.
  */
 export async function writeDurably(file: string, bytes: Uint8Array, owner?: FileOwner, disk: DiskCalls = nodeDiskCalls): Promise<void> {
+  const fd = await writeUnsynced(file, bytes, owner, disk);
+  try {
+    await disk.fsync(fd);
+  } finally {
+    disk.closeSync(fd);
+  }
+}
+
+/** `writeDurably` without the fsync: returns the open descriptor, for the caller to fsync and close. */
+export async function writeUnsynced(file: string, bytes: Uint8Array, owner?: FileOwner, disk: DiskCalls = nodeDiskCalls): Promise<number> {
   // Created synchronously, even for a large file: a create holds its directory's lock while ext4's
   // journal keeps it waiting (milliseconds while other commits fsync), and a commit's rename into
   // that directory, made on the main thread right after its last look (`confirm.ts`), would queue
@@ -61,9 +71,10 @@ export async function writeDurably(file: string, bytes: Uint8Array, owner?: File
     if (bytes.byteLength <= SYNC_IO_MAX_BYTES) writeAllSync(disk, fd, [bytes]);
     else await writeAll(disk, fd, [bytes]);
     if (owner !== undefined) applyOwner(fd, owner);
-    await disk.fsync(fd);
-  } finally {
+    return fd;
+  } catch (error) {
     disk.closeSync(fd);
+    throw error;
   }
 }
 

@@ -7,8 +7,10 @@
  * conflict.
  *
  * Layout: one line of JSON (the `JournalRecord`), then the pre-images back to back; each
- * entry's `before` gives its offset and length in that byte region. Encoding needs no zod;
- * decoding loads the schemas lazily (`recordSchemas.ts`).
+ * entry's `before` gives its offset and length in that byte region. A commit reported before its
+ * new content was fsynced (`transaction.ts`) logs a redo section after them: one line of JSON
+ * (`RedoRecord`), then the post-images back to back. Encoding needs no zod; decoding loads the
+ * schemas lazily (`recordSchemas.ts`).
  * File name: `<pid>-<processNonce>-<id>.journal`, so a daemon can tell its own live journals,
  * and another live daemon's, from those a killed daemon left behind.
  */
@@ -46,6 +48,21 @@ export interface Journal {
   readonly record: JournalRecord;
   /** Pre-image bytes per entry, aligned with `record.entries`; null where the path did not exist. */
   readonly preImages: readonly (Uint8Array | null)[];
+  /** Present when the commit may have been reported before its post-images were durable. */
+  readonly redo?: Redo | undefined;
+}
+
+/** The redo section's header line: where each entry's post-image sits after it. */
+export interface RedoRecord {
+  /** The boot the commit ran in (`boot.ts`): after another one, its unsynced writes may be lost. */
+  readonly bootId: string | null;
+  readonly after: readonly ({ readonly offset: number; readonly length: number } | null)[];
+}
+
+export interface Redo {
+  readonly bootId: string | null;
+  /** Post-image bytes per entry, aligned with the journal's entries; null where the path goes. */
+  readonly postImages: readonly (Uint8Array | null)[];
 }
 
 export interface JournalEntryInput extends Omit<JournalEntry, 'before'> {
@@ -68,6 +85,18 @@ export function encodeJournal(
   return { journal: { record, preImages }, chunks: [header, ...preImages.filter((bytes) => bytes !== null)] };
 }
 
+/** The redo section of a journal (appended to its chunks in the commit log): the post-images, aligned with its entries. */
+export function encodeRedo(bootId: string | null, postImages: readonly (Uint8Array | null)[]): Uint8Array[] {
+  let offset = 0;
+  const after = postImages.map((bytes) => {
+    if (bytes === null) return null;
+    offset += bytes.byteLength;
+    return { offset: offset - bytes.byteLength, length: bytes.byteLength };
+  });
+  const record: RedoRecord = { bootId, after };
+  return [Buffer.from(`${JSON.stringify(record)}\n`), ...postImages.filter((bytes) => bytes !== null)];
+}
+
 /** Parses a journal file's first line; undefined when it is not a journal record. Loads the schemas (zod) on first use. */
 export async function decodeJournalHeader(line: Uint8Array): Promise<JournalRecord | undefined> {
   const { JournalRecordSchema } = await import('./recordSchemas.ts');
@@ -88,7 +117,25 @@ export async function decodeJournal(bytes: Uint8Array): Promise<Journal | undefi
   const complete = record.entries.every((entry) => entry.before === null || entry.before.offset + entry.before.length <= blobs.byteLength);
   if (!complete) return undefined;
   const preImages = record.entries.map(({ before }) => (before === null ? null : blobs.subarray(before.offset, before.offset + before.length)));
-  return { record, preImages };
+  const preImagesEnd = record.entries.reduce((end, { before }) => Math.max(end, before === null ? 0 : before.offset + before.length), 0);
+  if (preImagesEnd === blobs.byteLength) return { record, preImages };
+  const redo = await decodeRedo(blobs.subarray(preImagesEnd), record.entries.length);
+  return redo === undefined ? undefined : { record, preImages, redo };
+}
+
+async function decodeRedo(bytes: Uint8Array, entries: number): Promise<Redo | undefined> {
+  const newline = bytes.indexOf(0x0a);
+  if (newline < 0) return undefined;
+  const { RedoRecordSchema } = await import('./recordSchemas.ts');
+  let record: RedoRecord;
+  try {
+    record = RedoRecordSchema.parse(JSON.parse(Buffer.from(bytes.subarray(0, newline)).toString('utf8')));
+  } catch {
+    return undefined;
+  }
+  const blobs = bytes.subarray(newline + 1);
+  if (record.after.length !== entries || record.after.some((at) => at !== null && at.offset + at.length > blobs.byteLength)) return undefined;
+  return { bootId: record.bootId, postImages: record.after.map((at) => (at === null ? null : blobs.subarray(at.offset, at.offset + at.length))) };
 }
 
 /** Distinguishes this process from an earlier one that had the same pid (a restarted container's pid 1). */

@@ -25,6 +25,8 @@ interface Waiter {
   readonly keys: readonly string[];
   granted: boolean;
   readonly grant: () => void;
+  /** Work that keeps the paths held past the lease's release (see `holdUntil`). */
+  readonly holds: Promise<unknown>[];
 }
 
 export class LockTable {
@@ -46,11 +48,27 @@ export class LockTable {
           signal?.removeEventListener('abort', onAbort);
           resolve(this.#leaseFor(waiter));
         },
+        holds: [],
       };
       for (const key of keys) this.#queueOf(key).push(waiter);
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#grantIfFirst(waiter);
     });
+  }
+
+  /**
+   * Keeps `paths` held until `until` settles, even once their lease is released: the holder of
+   * all of them keeps them (so whoever waits next still gets them next); when no one holds them
+   * all, they are asked for as a new request.
+   */
+  holdUntil(paths: Iterable<string>, until: Promise<unknown>): void {
+    const keys = [...new Set(paths)];
+    const holder = keys.length === 0 ? undefined : this.#queues.get(keys[0]!)?.[0];
+    if (holder?.granted === true && keys.every((key) => holder.keys.includes(key))) {
+      holder.holds.push(until);
+      return;
+    }
+    void this.acquire(keys).then((lease) => until.then(lease.release, lease.release));
   }
 
   /** How many requests hold or wait for `path`. */
@@ -89,12 +107,18 @@ export class LockTable {
     }
   }
 
+  async #leaveOnceHeld(waiter: Waiter): Promise<void> {
+    while (waiter.holds.length > 0) await Promise.allSettled(waiter.holds.splice(0));
+    this.#leave(waiter);
+  }
+
   #leaseFor(waiter: Waiter): LockLease {
     let released = false;
     const release = (): void => {
       if (released) return;
       released = true;
-      this.#leave(waiter);
+      if (waiter.holds.length === 0) this.#leave(waiter);
+      else void this.#leaveOnceHeld(waiter);
     };
     return { paths: waiter.keys, release, [Symbol.dispose]: release };
   }

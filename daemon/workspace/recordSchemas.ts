@@ -4,7 +4,7 @@
  * needs no zod, so a plain one-shot apply never loads it.
  */
 import { z } from 'zod';
-import type { JournalRecord } from './journal.ts';
+import type { JournalRecord, RedoRecord } from './journal.ts';
 import type { RecordMeta } from './records.ts';
 
 const OwnerSchema = z.object({ mode: z.number().int(), uid: z.number().int(), gid: z.number().int() });
@@ -25,6 +25,13 @@ export const JournalRecordSchema: z.ZodType<JournalRecord> = z.object({
   entries: z.array(JournalEntrySchema),
   directories: z.array(z.string()),
   meta: z.unknown().optional(),
+});
+
+const ByteRangeSchema = z.object({ offset: z.number().int().nonnegative(), length: z.number().int().nonnegative() });
+
+export const RedoRecordSchema: z.ZodType<RedoRecord> = z.object({
+  bootId: z.string().nullable(),
+  after: z.array(ByteRangeSchema.nullable()),
 });
 
 const FileChangeSchema = z.object({

@@ -5,15 +5,21 @@
  * last rename). Each path is restored only when it holds the commit's pre-image or post-image,
  * looked at once more right before the restoring rename or delete, as a commit does; anything
  * else was changed by someone else since, is left alone and reported as a conflict.
+ *
+ * A commit with a redo section (reported before its fsyncs: `transaction.ts`) may have been
+ * reported with its post-image not yet durable. In the boot it ran in, the page cache survived
+ * the daemon, so what the file holds is what the daemon left: it is finished as above. After a
+ * reboot the rename or the bytes may be lost, so the post-image is written again from the log
+ * whatever the file holds; when the boot is unknown, only over the pre-image.
  */
 import { rmdirSync } from 'node:fs';
 import path from 'node:path';
 import type { WorkspaceContext } from './context.ts';
 import { replaceIfUnchanged } from './confirm.ts';
 import { isTempName, removeFromTreeIfPresent, restoreTempPathFor, writeDurably } from './durable.ts';
-import { bytesEqual, readDiskEntry, sha256Hex, type DiskEntry } from './files.ts';
+import { bytesEqual, readDiskEntry, sha256Hex, type DiskEntry, type FileOwner } from './files.ts';
 import { hasErrorCode, settleAll } from './ioErrors.ts';
-import type { Journal, JournalEntry } from './journal.ts';
+import type { Journal, JournalEntry, Redo } from './journal.ts';
 import { recreateParents, removeDirectoriesEmptiedBy } from './tidy.ts';
 import { discardFromTrash, trashPathFor } from './trash.ts';
 
@@ -48,14 +54,55 @@ export async function rollBack(context: WorkspaceContext, journal: Journal): Pro
   return { transactionId, outcome: 'rolled_back', paths: restored.reverse(), conflicts: conflicts.reverse() };
 }
 
-/** Keeps a commit whose every post-image is in place: removes leftover temps and makes its renames durable. */
+/** Keeps a commit whose every post-image is in place: removes leftover temps and makes its new content and renames durable. */
 async function rollForward(context: WorkspaceContext, journal: Journal): Promise<RecoveryReport> {
   const { entries, directories, transactionId } = journal.record;
   await settleAll(entries.map((entry) => removeTemps(context, transactionId, entry)));
+  // A commit reported before its fsyncs may have left the bytes in the page cache only.
+  if (journal.redo !== undefined) await settleAll(entries.filter((entry) => entry.afterSha256 !== null).map((entry) => syncFile(context, entry)));
   await syncTouchedDirectories(context, entries, directories);
   // The commit died before tidying: the directories its deletes and moves emptied go now, as they would have.
   await removeDirectoriesEmptiedBy(context, entries.filter((entry) => entry.afterSha256 === null).map((entry) => entry.path));
   return { transactionId, outcome: 'rolled_forward', paths: entries.map((entry) => entry.path), conflicts: [] };
+}
+
+/** Writes each post-image from the redo section where the file does not hold it yet: over its pre-image, or (`overAnything`) over whatever is there. */
+async function redoForward(context: WorkspaceContext, journal: Journal, redo: Redo, overAnything: boolean): Promise<RecoveryReport> {
+  const { entries, directories, transactionId } = journal.record;
+  const conflicts: string[] = [];
+  for (const [index, entry] of entries.entries()) {
+    const outcome = await redoEntry(context, transactionId, entry, journal.preImages[index] ?? null, redo.postImages[index] ?? null, overAnything);
+    if (outcome === 'conflict') conflicts.push(entry.path);
+  }
+  await settleAll(entries.map((entry) => removeTemps(context, transactionId, entry)));
+  await syncTouchedDirectories(context, entries, directories);
+  return { transactionId, outcome: 'rolled_forward', paths: entries.map((entry) => entry.path), conflicts };
+}
+
+async function redoEntry(
+  context: WorkspaceContext, transactionId: string, entry: JournalEntry, before: Uint8Array | null, after: Uint8Array | null, overAnything: boolean,
+): Promise<EntryOutcome> {
+  const current = await currentEntry(context, entry);
+  if (current === undefined) return 'conflict';
+  if (holdsPostImage(current.entry, entry.afterSha256)) return 'unchanged';
+  if (!overAnything && !holdsPreImage(current.entry, before)) return 'conflict';
+  if (current.entry.kind === 'directory' || (after === null) !== (entry.afterSha256 === null)) return 'conflict';
+  const { absolute } = current;
+  const seen = current.entry.kind === 'file' ? current.entry : null;
+  if (after === null) return replaceIfUnchanged(absolute, seen, () => context.disk.unlinkSync(absolute)) ? 'restored' : 'conflict';
+  return (await replaceThroughTemp(context, entry, absolute, transactionId, after, entry.before?.owner, seen)) ? 'restored' : 'conflict';
+}
+
+/** Makes the file at `entry`'s path durable as it is (its bytes may be in the page cache only). */
+async function syncFile(context: WorkspaceContext, entry: JournalEntry): Promise<void> {
+  const guarded = context.guard.check(entry.path);
+  if (!guarded.ok) return;
+  const fd = context.disk.openSync(guarded.value.absolute, 'r');
+  try {
+    await context.disk.fsync(fd);
+  } finally {
+    context.disk.closeSync(fd);
+  }
 }
 
 async function allPostImagesInPlace(context: WorkspaceContext, journal: Journal): Promise<boolean> {
@@ -84,19 +131,26 @@ async function restoreEntry(context: WorkspaceContext, transactionId: string, en
   if (before === null || entry.before === null) {
     return replaceIfUnchanged(absolute, seen, () => context.disk.unlinkSync(absolute)) ? 'restored' : 'conflict';
   }
+  return (await replaceThroughTemp(context, entry, absolute, transactionId, before, entry.before.owner, seen)) ? 'restored' : 'conflict';
+}
+
+/** Writes `bytes` durably through the recovery's temp and renames it over `absolute` if that still holds `seen` (`confirm.ts`). */
+async function replaceThroughTemp(
+  context: WorkspaceContext, entry: JournalEntry, absolute: string, transactionId: string, bytes: Uint8Array, owner: FileOwner | undefined, seen: Extract<DiskEntry, { kind: 'file' }> | null,
+): Promise<boolean> {
   // A recovery killed mid-restore may have left this very temp.
   const temp = restoreTempPathFor(absolute, transactionId);
   removeFromTreeIfPresent(temp, context.disk);
   // Another commit may have tidied away the directory this commit emptied.
   await recreateParents(context, entry.path);
-  let restored = false;
+  let replaced = false;
   try {
-    await writeDurably(temp, before, entry.before.owner, context.disk);
-    restored = replaceIfUnchanged(absolute, seen, () => context.disk.renameSync(temp, absolute));
+    await writeDurably(temp, bytes, owner, context.disk);
+    replaced = replaceIfUnchanged(absolute, seen, () => context.disk.renameSync(temp, absolute));
   } finally {
-    if (!restored) removeFromTreeIfPresent(temp, context.disk);
+    if (!replaced) removeFromTreeIfPresent(temp, context.disk);
   }
-  return restored ? 'restored' : 'conflict';
+  return replaced;
 }
 
 function holdsPreImage(current: DiskEntry, before: Uint8Array | null): boolean {
@@ -152,7 +206,7 @@ export async function recoverAbandonedJournals(context: WorkspaceContext): Promi
       continue;
     }
     if (journal.record.root !== context.root) continue;
-    const report = (await allPostImagesInPlace(context, journal)) ? await rollForward(context, journal) : await rollBack(context, journal);
+    const report = await finishJournal(context, journal);
     if (report.conflicts.length > 0) await context.journals.setAside(file);
     // A commit that stands keeps its journal as its undo record, as it would have had it finished.
     else if (report.outcome === 'rolled_forward' && journal.record.meta !== undefined) await context.records.adopt(file, journal.record);
@@ -160,6 +214,14 @@ export async function recoverAbandonedJournals(context: WorkspaceContext): Promi
     reports.push(report);
   }
   return reports;
+}
+
+async function finishJournal(context: WorkspaceContext, journal: Journal): Promise<RecoveryReport> {
+  if (await allPostImagesInPlace(context, journal)) return rollForward(context, journal);
+  const { redo } = journal;
+  if (redo === undefined || (redo.bootId !== null && redo.bootId === context.bootId)) return rollBack(context, journal);
+  const rebooted = redo.bootId !== null && context.bootId !== null;
+  return redoForward(context, journal, redo, rebooted);
 }
 
 function newestFirst(a: { journal: Journal | undefined }, b: { journal: Journal | undefined }): number {

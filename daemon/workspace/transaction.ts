@@ -5,6 +5,13 @@
  * touched directories; log it done. The undo record is written meanwhile, once the intent is
  * durable. Any failure up to and including that last step rolls the tree back to the pre-image
  * held in the journal, so a commit is reported applied only once nothing can undo it.
+ *
+ * A small one-file write takes a shorter path: its intent also logs the post-image (a redo
+ * section, `journal.ts`), so once that is durable the temp needs no fsync before its rename, and
+ * the commit is reported once renamed; its record and the fsyncs of the file and its directory,
+ * then the done frame, follow while its path stays locked (`settling.ts`). Recovery finds such a
+ * commit unsettled: it rolls it forward when the file holds the post-image (and fsyncs it), and
+ * when a reboot since may have lost the rename or the bytes, it writes the post-image from the log.
  */
 import { mkdirSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';
@@ -13,11 +20,12 @@ import { engineError, type EngineError } from '../engine/errors.ts';
 import { fail, ok, type Result } from '../engine/types.ts';
 import { replaceIfUnchanged } from './confirm.ts';
 import type { WorkspaceContext } from './context.ts';
-import { writeDurably } from './durable.ts';
+import { writeDurably, writeUnsynced } from './durable.ts';
 import { sha256Hex, type DiskEntry, type FileOwner } from './files.ts';
 import { CommitStepError, attempt, errorFromFs, hasErrorCode, settleAll } from './ioErrors.ts';
 import type { Intent } from './commitLog.ts';
-import { encodeJournal, PROCESS_NONCE, type Journal, type JournalEntryInput } from './journal.ts';
+import { SYNC_IO_MAX_BYTES } from './diskCalls.ts';
+import { encodeJournal, encodeRedo, PROCESS_NONCE, type Journal, type JournalEntryInput } from './journal.ts';
 import type { RecordMeta } from './records.ts';
 import { rollBack } from './recovery.ts';
 import { recreateParents } from './tidy.ts';
@@ -55,28 +63,62 @@ export async function runTransaction(context: WorkspaceContext, steps: readonly 
     return fail(toEngineError(error));
   }
   const { journal, chunks } = encodeJournal(ids.transactionId, context.root, steps.map(journalEntryOf), directories, ids.meta);
-  const intent = context.log.intent(ids.journalId, chunks, context.records.nameFor(journal.record, ids.meta));
+  const deferred = reportsBeforeSync(steps, directories);
+  const redo = deferred ? encodeRedo(context.bootId, steps.map((step) => step.after)) : undefined;
+  const intent = context.log.intent(ids.journalId, chunks, context.records.nameFor(journal.record, ids.meta), redo);
   const created: string[] = [];
-  const logged = intent.durable.catch((error: unknown) => {
+  const durable = intent.durable.catch((error: unknown) => {
     throw new CommitStepError(logFailure(error, 'log the commit'));
   });
   // Not before the intent is durable: a crash before the commit is done finds the intent unsettled, and recovery discards the record.
-  const recorded = logged.then(() => writeRecord(context, intent, chunks));
-  recorded.catch(() => undefined);
+  const recorded = deferred ? undefined : durable.then(() => writeRecord(context, intent, chunks));
+  recorded?.catch(() => undefined);
+  // Descriptors of temps written without an fsync (`deferred`): fsynced once renamed.
+  const unsynced: number[] = [];
   try {
     // No temp goes into the tree before the intent that lets recovery remove it is written.
     await intent.written;
-    await settleAll([logged, stage(context, steps, directories, created)]);
+    await settleAll([durable, stage(context, steps, directories, created, deferred ? unsynced : undefined)]);
     await renameInOrder(context, steps);
-    await syncParents(context, steps, created);
-    await recorded;
-    await finish(context, intent, steps.length === 1 ? 'written' : 'durable');
+    if (deferred) {
+      context.settling.add(steps.map((step) => step.path), settle(context, steps, created, unsynced.splice(0), intent, chunks));
+    } else {
+      await syncParents(context, steps, created);
+      await recorded;
+      await finish(context, intent, steps.length === 1 ? 'written' : 'durable');
+    }
   } catch (error) {
+    for (const fd of unsynced) context.disk.closeSync(fd);
     // Rolling back discards the record: its write must have ended first.
-    await recorded.catch(() => undefined);
+    await recorded?.catch(() => undefined);
     return fail(await abandon(context, journal, chunks, intent, toEngineError(error)));
   }
   return ok(created);
+}
+
+/** Whether the commit is one small write into a directory that exists: reported before its fsyncs (see the module comment). */
+function reportsBeforeSync(steps: readonly Step[], directories: readonly string[]): boolean {
+  const [step] = steps;
+  return steps.length === 1 && directories.length === 0 && step!.temp !== null && step!.after !== null && step!.after.byteLength <= SYNC_IO_MAX_BYTES;
+}
+
+/**
+ * After the report of a commit whose post-image is in the log: writes its record while the
+ * renamed file and its directory are fsynced, then logs it done (history queries wait for this:
+ * `Workspace.settled`). A failure leaves the intent unsettled, for recovery to finish from the
+ * log when the workspace is next opened (the commit is not undone: it was reported).
+ */
+async function settle(
+  context: WorkspaceContext, steps: readonly Step[], created: readonly string[], unsynced: readonly number[], intent: Intent, chunks: readonly Uint8Array[],
+): Promise<void> {
+  try {
+    const synced = settleAll(unsynced.map((fd) => context.disk.fsync(fd))).finally(() => unsynced.forEach((fd) => context.disk.closeSync(fd)));
+    await settleAll([writeRecord(context, intent, chunks), synced.then(() => syncParents(context, steps, created))]);
+    await finish(context, intent, 'written');
+  } catch (error) {
+    const why = toEngineError(error).message;
+    throw new Error(`${steps.map((step) => step.path).join(', ')} was reported applied but is not durable yet (${why}); the next open of the workspace finishes it from the commit log.`);
+  }
 }
 
 function journalEntryOf(step: Step): JournalEntryInput {
@@ -113,11 +155,12 @@ async function exists(absolute: string, relative: string): Promise<boolean> {
   }
 }
 
-async function stage(context: WorkspaceContext, steps: readonly Step[], directories: readonly string[], created: string[]): Promise<void> {
+/** Writes every temp (fsynced, unless `unsynced` is given: then their descriptors go there, open) and prepares every trash slot. */
+async function stage(context: WorkspaceContext, steps: readonly Step[], directories: readonly string[], created: string[], unsynced?: number[]): Promise<void> {
   await createDirectories(context, directories, created);
   // A directory just created could have been swapped for a link before we write into it.
   steps.forEach((step) => reguard(context, step.path));
-  await settleAll(steps.map((step) => stageStep(context, step, created)));
+  await settleAll(steps.map((step) => stageStep(context, step, created, unsynced)));
 }
 
 async function createDirectories(context: WorkspaceContext, directories: readonly string[], created: string[]): Promise<void> {
@@ -134,17 +177,19 @@ async function createDirectories(context: WorkspaceContext, directories: readonl
   }
 }
 
-async function stageStep(context: WorkspaceContext, step: Step, created: string[]): Promise<void> {
+async function stageStep(context: WorkspaceContext, step: Step, created: string[], unsynced: number[] | undefined): Promise<void> {
   const { temp, trash, after } = step;
-  if (temp !== null && after !== null) await attempt(step.path, 'stage new content for', () => stageTemp(context, step, temp, after, created));
+  if (temp !== null && after !== null) await attempt(step.path, 'stage new content for', () => stageTemp(context, step, temp, after, created, unsynced));
   if (trash !== null) await attempt(step.path, 'prepare the trash for', () => prepareTrashSlot(trash));
 }
 
 /** Writes the temp; when its directory was tidied away by another commit since it was checked or made, makes it again (see `tidy.ts`). */
-async function stageTemp(context: WorkspaceContext, step: Step, temp: string, after: Uint8Array, created: string[]): Promise<void> {
+async function stageTemp(context: WorkspaceContext, step: Step, temp: string, after: Uint8Array, created: string[], unsynced: number[] | undefined): Promise<void> {
   for (let tries = 1; ; tries++) {
     try {
-      return await writeDurably(temp, after, step.owner, context.disk);
+      if (unsynced === undefined) return await writeDurably(temp, after, step.owner, context.disk);
+      unsynced.push(await writeUnsynced(temp, after, step.owner, context.disk));
+      return;
     } catch (error) {
       if (!hasErrorCode(error, 'ENOENT') || tries === 3) throw error;
       created.push(...await recreateParents(context, step.path));
@@ -186,7 +231,7 @@ async function syncParents(context: WorkspaceContext, steps: readonly Step[], cr
   await settleAll([...parents].map((parent) => attempt(parent, 'fsync directory', () => context.syncer.sync(parent))));
 }
 
-/** The undo record (see `records.ts`), written while the commit's temps, renames and directory fsyncs run. */
+/** The undo record (see `records.ts`), written while the commit's temps, renames and fsyncs run. */
 async function writeRecord(context: WorkspaceContext, intent: Intent, chunks: readonly Uint8Array[]): Promise<void> {
   await context.records.write(intent.record, chunks).catch((error: unknown) => {
     throw new CommitStepError(logFailure(error, 'write the undo record'));
@@ -196,8 +241,8 @@ async function writeRecord(context: WorkspaceContext, intent: Intent, chunks: re
 /**
  * The end of the commit, once its renames and directories are durable and its record written:
  * the log says done. From then on no recovery undoes the commit, so only then may it be
- * reported applied (for a one-file commit once the done frame is written, see `commitLog.ts`).
- * Failing here rolls it back.
+ * reported applied (for a one-file commit once the done frame is written, see `commitLog.ts`;
+ * for one reported before its fsyncs, this follows the report). Failing here rolls it back.
  */
 async function finish(context: WorkspaceContext, intent: Intent, until: 'written' | 'durable'): Promise<void> {
   await context.hooks.beforeDone?.();

@@ -18,6 +18,7 @@ import nodePath from 'node:path';
 import { engineError } from '../engine/errors.ts';
 import { normalizePatchPath } from '../engine/paths.ts';
 import { fail, ok, type FileSnapshot, type Plan, type Result } from '../engine/types.ts';
+import { BOOT_ID } from './boot.ts';
 import { ContentCache, DEFAULT_CACHE_OPTIONS, type ContentCacheOptions } from './cache.ts';
 import { ChangeMonitor, type ChangeListener } from './changes.ts';
 import { commitPlan, type CommitOptions, type CommitOutcome } from './commit.ts';
@@ -38,6 +39,7 @@ import { compareKeys, RecordStore, type LoadedRecord } from './records.ts';
 import { recoverAbandonedJournals, type RecoveryReport } from './recovery.ts';
 import { Pruner } from './pruner.ts';
 import { DEFAULT_RETENTION, pruneHistory, type Retention } from './retention.ts';
+import { Settling } from './settling.ts';
 import { prepareStateDir, resolveRoot, unusable } from './stateDir.ts';
 import { DEFAULT_MAX_WATCHED_PATHS } from './watcher.ts';
 
@@ -74,6 +76,8 @@ export interface WorkspaceOptions {
    * lookup throws, that prune is skipped and the error goes to `onError`.
    */
   readonly retention?: Retention | (() => Promise<Retention>) | undefined;
+  /** The machine's boot (`boot.ts`); tests pretend a reboot with another. */
+  readonly bootId?: string | null;
 }
 
 export interface SnapshotOptions {
@@ -101,7 +105,7 @@ export class Workspace {
   /** Commits a killed daemon left half-done, rolled back to their pre-image by `open`. */
   readonly recovered: readonly RecoveryReport[];
   readonly #context: WorkspaceContext;
-  readonly #locks = new LockTable();
+  readonly #locks: LockTable;
   readonly #cache: ContentCache;
   readonly #reader: CachedReader;
   readonly #monitor: ChangeMonitor;
@@ -111,8 +115,11 @@ export class Workspace {
   readonly #pruner: Pruner;
   #closed = false;
 
-  private constructor(context: WorkspaceContext, recovered: readonly RecoveryReport[], sessionStart: string, options: WorkspaceOptions, retention: Retention | undefined) {
+  private constructor(
+    context: WorkspaceContext, locks: LockTable, recovered: readonly RecoveryReport[], sessionStart: string, options: WorkspaceOptions, retention: Retention | undefined,
+  ) {
     this.root = context.root;
+    this.#locks = locks;
     this.#sessionStart = sessionStart;
     this.stateDir = context.stateDir;
     this.recovered = recovered;
@@ -142,11 +149,15 @@ export class Workspace {
     const log = new CommitLog(stateDir, syncer, disk, records);
     await Promise.all([journals.prepare(), records.prepare(), log.prepare()]).catch((error: unknown) => Promise.reject(unusable(stateDir, error)));
     const guard = new PathGuard(realRoot, { allowGitDir: options.allowGitDir });
-    const context: WorkspaceContext = { root: realRoot, stateDir, guard, syncer, journals, log, records, disk, hooks: options.hooks ?? {} };
+    const locks = new LockTable();
+    const settling = new Settling((paths, until) => locks.holdUntil(paths.map((path) => lockKey(realRoot, path)), until), options.onError ?? (() => {}));
+    const context: WorkspaceContext = {
+      root: realRoot, stateDir, guard, syncer, journals, log, records, disk, hooks: options.hooks ?? {}, settling, bootId: options.bootId === undefined ? BOOT_ID : options.bootId,
+    };
     await log.recoverAbandoned(journals);
     const recovered = await recoverAbandonedJournals(context);
     const retention = await prune(context, options);
-    return new Workspace(context, recovered, await sessionStartOf(context), options, retention);
+    return new Workspace(context, locks, recovered, await sessionStartOf(context), options, retention);
   }
 
   /** Guards every path, then reads each: file bytes, missing, or directory. Keys are normalised paths. */
@@ -216,6 +227,7 @@ export class Workspace {
   /** Committed transactions, newest first, at most `limit` (from the undo records: all processes, across restarts). */
   async transactions(limit: number): Promise<TransactionEntry[]> {
     this.#refuseIfClosed();
+    await this.settled();
     return listTransactions(this.#context.records, limit);
   }
 
@@ -226,6 +238,7 @@ export class Workspace {
    */
   async recordsOf(transactionId: string): Promise<LoadedRecord[]> {
     this.#refuseIfClosed();
+    await this.settled();
     const loaded = await Promise.all((await recordsOf(this.#context.records, transactionId)).map((name) => this.#context.records.load(name)));
     return loaded.every((record) => record !== undefined) ? loaded : [];
   }
@@ -237,6 +250,7 @@ export class Workspace {
    */
   async sessionChanges(since?: string | null): Promise<Result<NetChange[]> | undefined> {
     this.#refuseIfClosed();
+    await this.settled();
     const afterKey = since === undefined ? this.#sessionStart : since === null ? '' : await keyOf(this.#context.records, since);
     if (afterKey === undefined) return undefined;
     const records = await loadWindow(this.#context.records, afterKey, compareKeys);
@@ -270,6 +284,11 @@ export class Workspace {
     return { watchedPaths: this.#monitor.watchedPaths, cachedFiles: this.#cache.size, cachedBytes: this.#cache.bytes };
   }
 
+  /** Resolves once every commit reported applied so far is durable and recorded: a small one-file commit is reported before (see `transaction.ts`). */
+  settled(): Promise<void> {
+    return this.#context.settling.settled();
+  }
+
   /** True once `close()` was called: every read, commit and history query then throws `WorkspaceClosedError`. */
   get closed(): boolean {
     return this.#closed;
@@ -280,6 +299,7 @@ export class Workspace {
     if (this.#closed) return;
     this.#closed = true;
     await Promise.allSettled([...this.#inFlight]);
+    await this.#context.settling.drain();
     await this.#pruner.close();
     await this.#monitor.close();
     this.#cache.clear();

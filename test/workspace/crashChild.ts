@@ -1,10 +1,11 @@
 /**
  * Run by recovery.test.ts as a separate process that SIGKILLs itself at a precise instant,
  * leaving whatever a killed daemon would leave behind.
- * argv: <root> <stateDir> <when> [single|tidy]
+ * argv: <root> <stateDir> <when> [single|tidy] [bootId]   (bootId: the boot the daemon runs in, `unknown` for none)
  *   when = rename:<n>   commit the five-file plan (`single`: a one-file plan), die right before rename n
  *          drop         commit the five-file plan, die right before it is logged done (after its renames, directory fsyncs and record write)
- *          done         commit the five-file plan, die once it is reported applied (before the log's checkpoint)
+ *          reported     commit the five-file plan, die as soon as it is reported applied (a one-file commit: before its fsyncs)
+ *          done         commit the five-file plan, die once it is reported applied and durable (before the log's checkpoint)
  *          restore:<n>  only open the workspace (recovering what an earlier child left), die before the restore rename n
  */
 import type { DiskCalls } from '../../daemon/workspace/diskCalls.ts';
@@ -12,7 +13,7 @@ import { nodeDiskCalls } from '../../daemon/workspace/diskCalls.ts';
 import { Workspace, type WorkspaceOptions } from '../../daemon/workspace/workspace.ts';
 import { CRASH_PLAN, deleteFile, planOf, snapshotAndCommit, updateFile } from './fixtures.ts';
 
-const [root, stateDir, when, variant] = process.argv.slice(2);
+const [root, stateDir, when, variant, bootId] = process.argv.slice(2);
 if (root === undefined || stateDir === undefined || when === undefined) throw new Error('usage: crashChild <root> <stateDir> <when> [single]');
 const [point, count] = when.split(':');
 const die = (): never => {
@@ -34,6 +35,7 @@ function dyingDisk(): DiskCalls {
 
 const options: WorkspaceOptions = {
   stateDir,
+  ...(bootId === undefined ? {} : { bootId: bootId === 'unknown' ? null : bootId }),
   disk: dyingDisk(),
   hooks: {
     beforeRename: (index) => (point === 'rename' && index === Number(count) ? die() : undefined),
@@ -47,6 +49,8 @@ const plans = {
   tidy: planOf(updateFile('two.txt', '2\n'), deleteFile('d/e/last.txt')),
 };
 if (point !== 'restore') await snapshotAndCommit(workspace, plans[variant as keyof typeof plans] ?? CRASH_PLAN);
+if (point === 'reported') die();
+await workspace.settled();
 if (point === 'done') die();
 process.stderr.write(`crashChild: finished without being killed at ${when}\n`);
 process.exit(3);

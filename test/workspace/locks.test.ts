@@ -27,6 +27,39 @@ test('requests on disjoint paths are granted at once, side by side', async () =>
   assert.equal(locks.size, 0);
 });
 
+test('holdUntil keeps a holder\'s paths past its release until the work settles; whoever waited next still gets them next', async () => {
+  const locks = new LockTable();
+  const holder = await locks.acquire(['a.txt', 'b.txt']);
+  const next = locks.acquire(['a.txt']);
+  let finish!: () => void;
+  locks.holdUntil(['b.txt', 'a.txt'], new Promise<void>((resolve) => (finish = resolve)));
+  holder.release();
+  const later = locks.acquire(['a.txt']);
+  assert.equal(await settled(next), false, 'held past the release');
+  finish();
+  const lease = await next;
+  assert.equal(await settled(later), false, 'granted in the order asked');
+  lease.release();
+  (await later).release();
+  assert.equal(locks.size, 0);
+});
+
+test('holdUntil without a holder of every path asks for them as a new request, released when the work fails too', async () => {
+  const locks = new LockTable();
+  const other = await locks.acquire(['a.txt']);
+  let fail!: (error: Error) => void;
+  const work = new Promise<void>((_, reject) => (fail = reject));
+  work.catch(() => undefined);
+  locks.holdUntil(['a.txt', 'b.txt'], work);
+  assert.equal(locks.queued('a.txt'), 2);
+  other.release();
+  const next = locks.acquire(['b.txt']);
+  assert.equal(await settled(next), false, 'the new request holds b.txt');
+  fail(new Error('EIO'));
+  (await next).release();
+  assert.equal(locks.size, 0);
+});
+
 test('requests sharing a path are granted one at a time, in the order they asked', async () => {
   const locks = new LockTable();
   const order: number[] = [];

@@ -6,6 +6,7 @@ import test from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { crc32 } from 'node:zlib';
 import { framesOf } from '../../daemon/workspace/commitLog.ts';
+import { nodeDiskCalls, type DiskCalls } from '../../daemon/workspace/diskCalls.ts';
 import { decodeJournal, encodeJournal } from '../../daemon/workspace/journal.ts';
 import { CRASH_PLAN, CRASH_TREE, diskRefusingRecords, encode, listTree, planOf, snapshotAndCommit, updateFile, withSandbox, type Sandbox } from './fixtures.ts';
 
@@ -13,11 +14,30 @@ const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const crashChild = fileURLToPath(new URL('./crashChild.ts', import.meta.url));
 
 /** Runs crashChild in its own process; it SIGKILLs itself at `when` (a rename index, or a point named in crashChild.ts). */
-function commitAndDie(sandbox: Sandbox, when: number | string, variant = 'five'): void {
+function commitAndDie(sandbox: Sandbox, when: number | string, variant = 'five', bootId?: string): void {
   const point = typeof when === 'number' ? `rename:${when}` : when;
-  const args = ['--import', 'tsx', crashChild, sandbox.root, sandbox.state, point, variant];
+  const args = ['--import', 'tsx', crashChild, sandbox.root, sandbox.state, point, variant, ...(bootId === undefined ? [] : [bootId])];
   const child = spawnSync(process.execPath, args, { cwd: repoRoot, encoding: 'utf8' });
   assert.equal(child.signal, 'SIGKILL', child.stderr);
+}
+
+/** Disk calls that note each fsync of a descriptor from `openSync`, by path. */
+function syncRecordingDisk(): { disk: DiskCalls; calls: string[] } {
+  const calls: string[] = [];
+  const opened = new Map<number, string>();
+  const disk: DiskCalls = {
+    ...nodeDiskCalls,
+    openSync: (file, flags, mode) => {
+      const fd = nodeDiskCalls.openSync(file, flags, mode);
+      opened.set(fd, file);
+      return fd;
+    },
+    fsync: async (fd) => {
+      await nodeDiskCalls.fsync(fd);
+      calls.push(`fsync ${opened.get(fd)}`);
+    },
+  };
+  return { disk, calls };
 }
 
 const journalDir = (sandbox: Sandbox) => path.join(sandbox.state, 'journal');
@@ -192,6 +212,87 @@ for (const restoreAt of [0, 1, 2]) {
     });
   });
 }
+
+test('a one-file commit killed as soon as it is reported applied, before its fsyncs, stands with its record, and open makes it durable', async () => {
+  await withSandbox(CRASH_TREE, async (sandbox) => {
+    commitAndDie(sandbox, 'reported', 'single');
+    const [segment] = await readdir(logDir(sandbox));
+    assert.ok(segment !== undefined);
+    const frames = framesOf(await readFile(path.join(logDir(sandbox), segment)));
+    assert.equal(frames[0]?.head.kind, 'intent');
+    assert.ok(frames[0]?.head.kind === 'intent' && frames[0].head.redo !== undefined, 'its intent carries the post-image');
+    const { disk, calls } = syncRecordingDisk();
+    const workspace = await sandbox.open({ disk });
+    assert.deepEqual(workspace.recovered.map(({ outcome, paths, conflicts }) => ({ outcome, paths, conflicts })), [
+      { outcome: 'rolled_forward', paths: ['two.txt'], conflicts: [] },
+    ]);
+    assert.ok(calls.includes(`fsync ${path.join(sandbox.root, 'two.txt')}`), `the file is fsynced:\n${calls.join('\n')}`);
+    assert.equal(await readFile(path.join(sandbox.root, 'two.txt'), 'utf8'), 'only\n');
+    assert.equal((await workspace.transactions(5)).length, 1, 'the commit stands with its undo record');
+    assert.deepEqual(Object.keys(await listTree(sandbox.root)).filter((name) => name.endsWith('.patchd.tmp')), []);
+    assert.deepEqual(await readdir(logDir(sandbox)), []);
+    assert.deepEqual(await readdir(journalDir(sandbox)), []);
+    await workspace.close();
+  });
+});
+
+/** What a power loss may leave of a one-file commit reported before its fsyncs: the rename lost, or the rename kept and the bytes lost. */
+const LOST_WRITES = { 'its rename': 'two\n', 'its bytes': '' };
+
+for (const [lost, left] of Object.entries(LOST_WRITES)) {
+  test(`after a reboot, a one-file commit reported before its fsyncs whose ${lost} a power loss dropped is written again from the log`, async () => {
+    await withSandbox(CRASH_TREE, async (sandbox) => {
+      commitAndDie(sandbox, 'reported', 'single', 'boot-before');
+      await writeFile(path.join(sandbox.root, 'two.txt'), left);
+      const workspace = await sandbox.open({ bootId: 'boot-after' });
+      assert.deepEqual(workspace.recovered.map(({ outcome, paths, conflicts }) => ({ outcome, paths, conflicts })), [
+        { outcome: 'rolled_forward', paths: ['two.txt'], conflicts: [] },
+      ]);
+      assert.equal(await readFile(path.join(sandbox.root, 'two.txt'), 'utf8'), 'only\n');
+      assert.equal((await workspace.transactions(5)).length, 1, 'the commit stands with its undo record');
+      assert.deepEqual(Object.keys(await listTree(sandbox.root)).filter((name) => name.endsWith('.patchd.tmp')), []);
+      assert.deepEqual(await readdir(logDir(sandbox)), []);
+      assert.deepEqual(await readdir(journalDir(sandbox)), []);
+      await workspace.close();
+    });
+  });
+}
+
+test('in the boot it ran in, a one-file commit reported before its fsyncs is not written again over a file someone changed since: left as found, its journal kept aside', async () => {
+  await withSandbox(CRASH_TREE, async (sandbox) => {
+    commitAndDie(sandbox, 'reported', 'single', 'boot-same');
+    await writeFile(path.join(sandbox.root, 'two.txt'), 'edited outside\n');
+    const workspace = await sandbox.open({ bootId: 'boot-same' });
+    assert.deepEqual(workspace.recovered.map(({ paths, conflicts }) => ({ paths, conflicts })), [{ paths: [], conflicts: ['two.txt'] }]);
+    assert.equal(await readFile(path.join(sandbox.root, 'two.txt'), 'utf8'), 'edited outside\n');
+    assert.equal((await readdir(journalDir(sandbox))).filter((name) => name.endsWith('.conflict')).length, 1);
+    await workspace.close();
+  });
+});
+
+test('when the boot is unknown, a one-file commit logged with its post-image is written again over its pre-image only', async () => {
+  for (const [left, expected, conflicts] of [['two\n', 'only\n', []], ['edited outside\n', 'edited outside\n', ['two.txt']]] as const) {
+    await withSandbox(CRASH_TREE, async (sandbox) => {
+      commitAndDie(sandbox, 'reported', 'single', 'unknown');
+      await writeFile(path.join(sandbox.root, 'two.txt'), left);
+      const workspace = await sandbox.open({ bootId: null });
+      assert.deepEqual(workspace.recovered.map((report) => ({ outcome: report.outcome, conflicts: report.conflicts })), [{ outcome: 'rolled_forward', conflicts }]);
+      assert.equal(await readFile(path.join(sandbox.root, 'two.txt'), 'utf8'), expected);
+      await workspace.close();
+    });
+  }
+});
+
+test('after a reboot, a one-file commit killed before its rename is rolled forward from the log: it may have been reported', async () => {
+  await withSandbox(CRASH_TREE, async (sandbox) => {
+    commitAndDie(sandbox, 0, 'single', 'boot-before');
+    const workspace = await sandbox.open({ bootId: 'boot-after' });
+    assert.deepEqual(workspace.recovered.map(({ outcome, paths }) => ({ outcome, paths })), [{ outcome: 'rolled_forward', paths: ['two.txt'] }]);
+    assert.equal(await readFile(path.join(sandbox.root, 'two.txt'), 'utf8'), 'only\n');
+    assert.deepEqual(Object.keys(await listTree(sandbox.root)).filter((name) => name.endsWith('.patchd.tmp')), []);
+    await workspace.close();
+  });
+});
 
 test('a one-file commit killed before its rename leaves only a temp, which open removes', async () => {
   await withSandbox(CRASH_TREE, async (sandbox) => {
