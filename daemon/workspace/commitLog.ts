@@ -32,7 +32,7 @@
  * post-image (a redo section), it is reported once renamed, and its done frame follows the
  * fsyncs of the file and its directory, after the report. Until then it is unsettled like any
  * commit killed before done, and recovery finishes it — from the post-image in the log when a
- * reboot may have lost the rename or the bytes.
+ * reboot may have lost the rename (`recovery.ts`).
  *
  * Recovery (`recoverAbandoned`, on open, for the segments of a dead process): a done intent's
  * record is re-written if a power loss dropped it; an intent with neither done nor cancelled is

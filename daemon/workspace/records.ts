@@ -11,8 +11,9 @@
  * a record it finds short (or discards it, for a commit that did not finish). So a record is
  * never created twice (a temp and a rename, about a tenth of a busy daemon's CPU per commit);
  * a reader meeting one still being written finds it unreadable and passes it over, as it does
- * any damaged record: its commit has not been reported yet. Encoding needs no zod; reading loads
- * the schemas lazily.
+ * any damaged record: its commit has not been reported yet, or is a small one-file commit
+ * reported just before its record (`transaction.ts`; a workspace's own queries wait for it).
+ * Encoding needs no zod; reading loads the schemas lazily.
  *
  * File name: `<commit time, ms, 13 digits>-<pid>-<sequence>-<transactionId>.<unit>.record`. The
  * name orders records by commit; `unit` tells apart the per-file transactions of an

@@ -9,8 +9,12 @@
  * A commit with a redo section (reported before its fsyncs: `transaction.ts`) may have been
  * reported with its post-image not yet durable. In the boot it ran in, the page cache survived
  * the daemon, so what the file holds is what the daemon left: it is finished as above. After a
- * reboot the rename or the bytes may be lost, so the post-image is written again from the log
- * whatever the file holds; when the boot is unknown, only over the pre-image.
+ * reboot (or when the boot is unknown) a power loss may have dropped its rename, so a file at
+ * its pre-image gets the post-image again from the log — unless a later transaction (recorded,
+ * or another journal; perhaps another process's) started from that post-image: the commit
+ * applied, and the pre-image is that later one's doing. A file holding neither image is left
+ * as found, as always (the filesystems patchd runs on order a replacing rename after its
+ * bytes; the journal kept aside holds the post-image).
  */
 import { rmdirSync } from 'node:fs';
 import path from 'node:path';
@@ -66,12 +70,12 @@ async function rollForward(context: WorkspaceContext, journal: Journal): Promise
   return { transactionId, outcome: 'rolled_forward', paths: entries.map((entry) => entry.path), conflicts: [] };
 }
 
-/** Writes each post-image from the redo section where the file does not hold it yet: over its pre-image, or (`overAnything`) over whatever is there. */
-async function redoForward(context: WorkspaceContext, journal: Journal, redo: Redo, overAnything: boolean): Promise<RecoveryReport> {
+/** Writes each post-image from the redo section over its pre-image, unless a later transaction started from that post-image (see the module comment). */
+async function redoForward(context: WorkspaceContext, journal: Journal, redo: Redo, others: readonly Journal[]): Promise<RecoveryReport> {
   const { entries, directories, transactionId } = journal.record;
   const conflicts: string[] = [];
   for (const [index, entry] of entries.entries()) {
-    const outcome = await redoEntry(context, transactionId, entry, journal.preImages[index] ?? null, redo.postImages[index] ?? null, overAnything);
+    const outcome = await redoEntry(context, journal, entry, journal.preImages[index] ?? null, redo.postImages[index] ?? null, others);
     if (outcome === 'conflict') conflicts.push(entry.path);
   }
   await settleAll(entries.map((entry) => removeTemps(context, transactionId, entry)));
@@ -80,17 +84,39 @@ async function redoForward(context: WorkspaceContext, journal: Journal, redo: Re
 }
 
 async function redoEntry(
-  context: WorkspaceContext, transactionId: string, entry: JournalEntry, before: Uint8Array | null, after: Uint8Array | null, overAnything: boolean,
+  context: WorkspaceContext, journal: Journal, entry: JournalEntry, before: Uint8Array | null, after: Uint8Array | null, others: readonly Journal[],
 ): Promise<EntryOutcome> {
   const current = await currentEntry(context, entry);
   if (current === undefined) return 'conflict';
   if (holdsPostImage(current.entry, entry.afterSha256)) return 'unchanged';
-  if (!overAnything && !holdsPreImage(current.entry, before)) return 'conflict';
-  if (current.entry.kind === 'directory' || (after === null) !== (entry.afterSha256 === null)) return 'conflict';
+  if (!holdsPreImage(current.entry, before) || (after === null) !== (entry.afterSha256 === null)) return 'conflict';
+  if (await builtUpon(context, journal, entry, others)) return 'unchanged';
   const { absolute } = current;
   const seen = current.entry.kind === 'file' ? current.entry : null;
   if (after === null) return replaceIfUnchanged(absolute, seen, () => context.disk.unlinkSync(absolute)) ? 'restored' : 'conflict';
-  return (await replaceThroughTemp(context, entry, absolute, transactionId, after, entry.before?.owner, seen)) ? 'restored' : 'conflict';
+  return (await replaceThroughTemp(context, entry, absolute, journal.record.transactionId, after, entry.before?.owner, seen)) ? 'restored' : 'conflict';
+}
+
+/** How far before a journal's start a record may be dated and still be later: clocks step back a little. */
+const CLOCK_SLACK_MS = 60_000;
+
+/** Whether another transaction — a record in `history/`, or another journal being recovered — started from `journal`'s post-image of `entry`'s path. */
+async function builtUpon(context: WorkspaceContext, journal: Journal, entry: JournalEntry, others: readonly Journal[]): Promise<boolean> {
+  const { afterSha256 } = entry;
+  if (afterSha256 === null) return false;
+  const startsFromIt = (candidate: Journal): boolean => candidate.record.entries.some((other, index) => {
+    const before = candidate.preImages[index];
+    return other.path === entry.path && before !== null && before !== undefined && sha256Hex(before) === afterSha256;
+  });
+  if (others.some((other) => other !== journal && startsFromIt(other))) return true;
+  const recent = (await context.records.list()).filter((name) => name.at >= journal.record.startedAt - CLOCK_SLACK_MS);
+  for (const name of recent) {
+    const header = await context.records.header(name);
+    if (header === undefined || !header.record.entries.some((other) => other.path === entry.path && other.before !== null)) continue;
+    const loaded = await context.records.load(name);
+    if (loaded !== undefined && startsFromIt(loaded.journal)) return true;
+  }
+  return false;
 }
 
 /** Makes the file at `entry`'s path durable as it is (its bytes may be in the page cache only). */
@@ -199,6 +225,7 @@ async function syncTouchedDirectories(context: WorkspaceContext, entries: readon
  */
 export async function recoverAbandonedJournals(context: WorkspaceContext): Promise<RecoveryReport[]> {
   const loaded = await Promise.all((await context.journals.listAbandoned()).map(async (file) => ({ file, journal: await context.journals.load(file) })));
+  const journals = loaded.flatMap(({ journal }) => (journal === undefined ? [] : [journal]));
   const reports: RecoveryReport[] = [];
   for (const { file, journal } of loaded.sort(newestFirst)) {
     if (journal === undefined) {
@@ -206,7 +233,7 @@ export async function recoverAbandonedJournals(context: WorkspaceContext): Promi
       continue;
     }
     if (journal.record.root !== context.root) continue;
-    const report = await finishJournal(context, journal);
+    const report = await finishJournal(context, journal, journals);
     if (report.conflicts.length > 0) await context.journals.setAside(file);
     // A commit that stands keeps its journal as its undo record, as it would have had it finished.
     else if (report.outcome === 'rolled_forward' && journal.record.meta !== undefined) await context.records.adopt(file, journal.record);
@@ -216,12 +243,11 @@ export async function recoverAbandonedJournals(context: WorkspaceContext): Promi
   return reports;
 }
 
-async function finishJournal(context: WorkspaceContext, journal: Journal): Promise<RecoveryReport> {
+async function finishJournal(context: WorkspaceContext, journal: Journal, others: readonly Journal[]): Promise<RecoveryReport> {
   if (await allPostImagesInPlace(context, journal)) return rollForward(context, journal);
   const { redo } = journal;
   if (redo === undefined || (redo.bootId !== null && redo.bootId === context.bootId)) return rollBack(context, journal);
-  const rebooted = redo.bootId !== null && context.bootId !== null;
-  return redoForward(context, journal, redo, rebooted);
+  return redoForward(context, journal, redo, others);
 }
 
 function newestFirst(a: { journal: Journal | undefined }, b: { journal: Journal | undefined }): number {

@@ -11,7 +11,8 @@
  * the commit is reported once renamed; its record and the fsyncs of the file and its directory,
  * then the done frame, follow while its path stays locked (`settling.ts`). Recovery finds such a
  * commit unsettled: it rolls it forward when the file holds the post-image (and fsyncs it), and
- * when a reboot since may have lost the rename or the bytes, it writes the post-image from the log.
+ * when a reboot since may have lost the rename, it writes the post-image from the log over the
+ * pre-image (`recovery.ts`).
  */
 import { mkdirSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';

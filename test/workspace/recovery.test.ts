@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { crc32 } from 'node:zlib';
 import { framesOf } from '../../daemon/workspace/commitLog.ts';
 import { nodeDiskCalls, type DiskCalls } from '../../daemon/workspace/diskCalls.ts';
+import { sha256Hex } from '../../daemon/workspace/files.ts';
 import { decodeJournal, encodeJournal } from '../../daemon/workspace/journal.ts';
 import { CRASH_PLAN, CRASH_TREE, diskRefusingRecords, encode, listTree, planOf, snapshotAndCommit, updateFile, withSandbox, type Sandbox } from './fixtures.ts';
 
@@ -236,15 +237,12 @@ test('a one-file commit killed as soon as it is reported applied, before its fsy
   });
 });
 
-/** What a power loss may leave of a one-file commit reported before its fsyncs: the rename lost, or the rename kept and the bytes lost. */
-const LOST_WRITES = { 'its rename': 'two\n', 'its bytes': '' };
-
-for (const [lost, left] of Object.entries(LOST_WRITES)) {
-  test(`after a reboot, a one-file commit reported before its fsyncs whose ${lost} a power loss dropped is written again from the log`, async () => {
+for (const [ranIn, opensIn] of [['boot-before', 'boot-after'], ['unknown', null]] as const) {
+  test(`after a reboot (boot ${opensIn ?? 'unknown'}), a one-file commit reported before its fsyncs whose rename a power loss dropped is written again from the log`, async () => {
     await withSandbox(CRASH_TREE, async (sandbox) => {
-      commitAndDie(sandbox, 'reported', 'single', 'boot-before');
-      await writeFile(path.join(sandbox.root, 'two.txt'), left);
-      const workspace = await sandbox.open({ bootId: 'boot-after' });
+      commitAndDie(sandbox, 'reported', 'single', ranIn);
+      await writeFile(path.join(sandbox.root, 'two.txt'), 'two\n');
+      const workspace = await sandbox.open({ bootId: opensIn });
       assert.deepEqual(workspace.recovered.map(({ outcome, paths, conflicts }) => ({ outcome, paths, conflicts })), [
         { outcome: 'rolled_forward', paths: ['two.txt'], conflicts: [] },
       ]);
@@ -258,6 +256,37 @@ for (const [lost, left] of Object.entries(LOST_WRITES)) {
   });
 }
 
+test('after a reboot, a one-file commit reported before its fsyncs is not written again over its pre-image when a later transaction started from its post-image', async () => {
+  await withSandbox(CRASH_TREE, async (sandbox) => {
+    commitAndDie(sandbox, 'reported', 'single', 'boot-before');
+    // Another process reverted the file (its record starts from 'only'), and that reached the disk before the power loss.
+    const meta = { format: 'unified', files: [{ path: 'two.txt', op: 'update' }], unit: 0, units: 1 };
+    const entry = { path: 'two.txt', tempName: null, trashed: false, before: { bytes: encode('only\n'), owner: { mode: 0o644, uid: 0, gid: 0 } }, afterSha256: sha256Hex(encode('two\n')) };
+    const { chunks } = encodeJournal('revert', sandbox.root, [entry], [], meta);
+    await writeFile(path.join(historyDir(sandbox), `${Date.now() + 1}-1-1-revert.0.record`), Buffer.concat(chunks));
+    await writeFile(path.join(sandbox.root, 'two.txt'), 'two\n');
+    const workspace = await sandbox.open({ bootId: 'boot-after' });
+    assert.deepEqual(workspace.recovered.map(({ outcome, conflicts }) => ({ outcome, conflicts })), [{ outcome: 'rolled_forward', conflicts: [] }]);
+    assert.equal(await readFile(path.join(sandbox.root, 'two.txt'), 'utf8'), 'two\n', 'the revert stands');
+    assert.equal((await workspace.transactions(5)).length, 2);
+    await workspace.close();
+  });
+});
+
+test('after a reboot, a file holding neither image of a one-file commit reported before its fsyncs is left as found, its journal (with the post-image) kept aside', async () => {
+  await withSandbox(CRASH_TREE, async (sandbox) => {
+    commitAndDie(sandbox, 'reported', 'single', 'boot-before');
+    await writeFile(path.join(sandbox.root, 'two.txt'), '');
+    const workspace = await sandbox.open({ bootId: 'boot-after' });
+    assert.deepEqual(workspace.recovered.map(({ conflicts }) => conflicts), [['two.txt']]);
+    assert.equal(await readFile(path.join(sandbox.root, 'two.txt'), 'utf8'), '');
+    const [kept] = (await readdir(journalDir(sandbox))).filter((name) => name.endsWith('.conflict'));
+    const journal = await decodeJournal(await readFile(path.join(journalDir(sandbox), kept!)));
+    assert.equal(Buffer.from(journal!.redo!.postImages[0]!).toString('utf8'), 'only\n');
+    await workspace.close();
+  });
+});
+
 test('in the boot it ran in, a one-file commit reported before its fsyncs is not written again over a file someone changed since: left as found, its journal kept aside', async () => {
   await withSandbox(CRASH_TREE, async (sandbox) => {
     commitAndDie(sandbox, 'reported', 'single', 'boot-same');
@@ -268,19 +297,6 @@ test('in the boot it ran in, a one-file commit reported before its fsyncs is not
     assert.equal((await readdir(journalDir(sandbox))).filter((name) => name.endsWith('.conflict')).length, 1);
     await workspace.close();
   });
-});
-
-test('when the boot is unknown, a one-file commit logged with its post-image is written again over its pre-image only', async () => {
-  for (const [left, expected, conflicts] of [['two\n', 'only\n', []], ['edited outside\n', 'edited outside\n', ['two.txt']]] as const) {
-    await withSandbox(CRASH_TREE, async (sandbox) => {
-      commitAndDie(sandbox, 'reported', 'single', 'unknown');
-      await writeFile(path.join(sandbox.root, 'two.txt'), left);
-      const workspace = await sandbox.open({ bootId: null });
-      assert.deepEqual(workspace.recovered.map((report) => ({ outcome: report.outcome, conflicts: report.conflicts })), [{ outcome: 'rolled_forward', conflicts }]);
-      assert.equal(await readFile(path.join(sandbox.root, 'two.txt'), 'utf8'), expected);
-      await workspace.close();
-    });
-  }
 });
 
 test('after a reboot, a one-file commit killed before its rename is rolled forward from the log: it may have been reported', async () => {
