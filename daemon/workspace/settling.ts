@@ -1,9 +1,9 @@
 /**
  * Commits reported applied before they were durable: a small one-file commit is reported once
  * its post-image is in the commit log and renamed into place, and writes its record and fsyncs
- * the file and its directory afterwards (`transaction.ts`). Until that ends its paths stay locked — the next
- * commit of the path, or the re-check of a watch, waits — so the log never holds two unsettled
- * commits of one file; closing the workspace waits for all of it.
+ * the file and its directory afterwards (`transaction.ts`). Until that ends its paths stay
+ * locked — the next commit of the path, or the re-check of a watch, waits — so the log never
+ * holds two unsettled commits of one file; closing the workspace waits for all of it.
  */
 export class Settling {
   readonly #running = new Set<Promise<void>>();

@@ -243,7 +243,8 @@ async function writeRecord(context: WorkspaceContext, intent: Intent, chunks: re
  * The end of the commit, once its renames and directories are durable and its record written:
  * the log says done. From then on no recovery undoes the commit, so only then may it be
  * reported applied (for a one-file commit once the done frame is written, see `commitLog.ts`;
- * for one reported before its fsyncs, this follows the report). Failing here rolls it back.
+ * for one reported before its fsyncs, this follows the report). Failing here rolls it back —
+ * except after the report: `settle` leaves that to recovery.
  */
 async function finish(context: WorkspaceContext, intent: Intent, until: 'written' | 'durable'): Promise<void> {
   await context.hooks.beforeDone?.();

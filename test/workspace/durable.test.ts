@@ -5,9 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import test from 'node:test';
 import { nodeDiskCalls, SYNC_IO_MAX_BYTES, writeAll, writeAllSync, type DiskCalls } from '../../daemon/workspace/diskCalls.ts';
-import { framesOf } from '../../daemon/workspace/commitLog.ts';
 import { DirectorySyncer, isTempName, tempPathFor } from '../../daemon/workspace/durable.ts';
-import { deleteFile, planOf, snapshotAndCommit, updateFile, withSandbox } from './fixtures.ts';
+import { deleteFile, planOf, recordingDisk, snapshotAndCommit, updateFile, withSandbox } from './fixtures.ts';
 
 test('concurrent directory fsyncs share runs and all settle; failures reach every waiter', async () => {
   await withSandbox({}, async ({ root }) => {
@@ -50,52 +49,6 @@ test('a delete reaches a trash on another filesystem by copy', { skip: !shmIsOth
     await rm(state, { recursive: true, force: true });
   }
 });
-
-/** Disk calls that record, in order, every fsync and fdatasync (by path), log frame written, rename and unlink a workspace makes; `failDatasync` picks fdatasyncs that fail. */
-function recordingDisk(failDatasync: (file: string) => boolean = () => false): { disk: DiskCalls; calls: string[] } {
-  const calls: string[] = [];
-  const opened = new Map<number, string>();
-  const disk: DiskCalls = {
-    ...nodeDiskCalls,
-    openSync: (file, flags, mode) => {
-      const fd = nodeDiskCalls.openSync(file, flags, mode);
-      opened.set(fd, file);
-      return fd;
-    },
-    fsync: async (fd) => { await nodeDiskCalls.fsync(fd); calls.push(`fsync ${opened.get(fd)}`); },
-    fdatasync: async (fd) => {
-      const file = opened.get(fd)!;
-      if (failDatasync(file)) {
-        calls.push(`failed fdatasync ${file}`);
-        throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
-      }
-      await nodeDiskCalls.fdatasync(fd);
-      calls.push(`fdatasync ${file}`);
-    },
-    writevSync: (fd, chunks) => {
-      const written = nodeDiskCalls.writevSync(fd, chunks);
-      if (opened.get(fd)?.endsWith('.log')) for (const { head } of framesOf(Buffer.concat(chunks).subarray(0, written))) calls.push(`log ${head.kind} ${head.id}`);
-      return written;
-    },
-    closeSync: (fd) => { opened.delete(fd); nodeDiskCalls.closeSync(fd); },
-    open: async (file, flags, mode) => {
-      const handle = await nodeDiskCalls.open(file, flags, mode);
-      calls.push(`open ${file}`);
-      return new Proxy(handle, {
-        get(target, key) {
-          if (key === 'sync') return async () => { await target.sync(); calls.push(`fsync ${file}`); };
-          if (key === 'close') return async () => { await target.close(); calls.push(`closed ${file}`); };
-          const value: unknown = Reflect.get(target, key);
-          return typeof value === 'function' ? value.bind(target) : value;
-        },
-      });
-    },
-    rename: async (from, to) => { await nodeDiskCalls.rename(from, to); calls.push(`rename ${from} ${to}`); },
-    renameSync: (from, to) => { nodeDiskCalls.renameSync(from, to); calls.push(`rename ${from} ${to}`); },
-    unlink: async (file) => { await nodeDiskCalls.unlink(file); calls.push(`unlink ${file}`); },
-  };
-  return { disk, calls };
-}
 
 {
   const files = 2;

@@ -6,10 +6,10 @@ import test from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { crc32 } from 'node:zlib';
 import { framesOf } from '../../daemon/workspace/commitLog.ts';
-import { nodeDiskCalls, type DiskCalls } from '../../daemon/workspace/diskCalls.ts';
 import { sha256Hex } from '../../daemon/workspace/files.ts';
 import { decodeJournal, encodeJournal } from '../../daemon/workspace/journal.ts';
-import { CRASH_PLAN, CRASH_TREE, diskRefusingRecords, encode, listTree, planOf, snapshotAndCommit, updateFile, withSandbox, type Sandbox } from './fixtures.ts';
+import type { Workspace } from '../../daemon/workspace/workspace.ts';
+import { CRASH_PLAN, CRASH_TREE, diskRefusingRecords, encode, listTree, planOf, recordingDisk, snapshotAndCommit, updateFile, withSandbox, type Sandbox } from './fixtures.ts';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const crashChild = fileURLToPath(new URL('./crashChild.ts', import.meta.url));
@@ -22,28 +22,21 @@ function commitAndDie(sandbox: Sandbox, when: number | string, variant = 'five',
   assert.equal(child.signal, 'SIGKILL', child.stderr);
 }
 
-/** Disk calls that note each fsync of a descriptor from `openSync`, by path. */
-function syncRecordingDisk(): { disk: DiskCalls; calls: string[] } {
-  const calls: string[] = [];
-  const opened = new Map<number, string>();
-  const disk: DiskCalls = {
-    ...nodeDiskCalls,
-    openSync: (file, flags, mode) => {
-      const fd = nodeDiskCalls.openSync(file, flags, mode);
-      opened.set(fd, file);
-      return fd;
-    },
-    fsync: async (fd) => {
-      await nodeDiskCalls.fsync(fd);
-      calls.push(`fsync ${opened.get(fd)}`);
-    },
-  };
-  return { disk, calls };
-}
-
 const journalDir = (sandbox: Sandbox) => path.join(sandbox.state, 'journal');
 const logDir = (sandbox: Sandbox) => path.join(sandbox.state, 'log');
 const historyDir = (sandbox: Sandbox) => path.join(sandbox.state, 'history');
+
+/** After recovery, the one-file crash commit stands: two.txt at its post-image, with its undo record; no temp, log segment or journal left. */
+async function assertOneFileCommitStands(sandbox: Sandbox, workspace: Workspace): Promise<void> {
+  assert.deepEqual(workspace.recovered.map(({ outcome, paths, conflicts }) => ({ outcome, paths, conflicts })), [
+    { outcome: 'rolled_forward', paths: ['two.txt'], conflicts: [] },
+  ]);
+  assert.equal(await readFile(path.join(sandbox.root, 'two.txt'), 'utf8'), 'only\n');
+  assert.equal((await workspace.transactions(5)).length, 1, 'the commit stands with its undo record');
+  assert.deepEqual(Object.keys(await listTree(sandbox.root)).filter((name) => name.endsWith('.patchd.tmp')), []);
+  assert.deepEqual(await readdir(logDir(sandbox)), []);
+  assert.deepEqual(await readdir(journalDir(sandbox)), []);
+}
 
 /** A pid that belonged to a process which has exited. */
 const deadPid = (): number => spawnSync('true').pid ?? 999_999;
@@ -135,14 +128,7 @@ test('a one-file commit reported applied whose done frame a power loss dropped i
     await writeFile(file, bytes.subarray(0, 8 + bytes.readUInt32LE(0)));
     await rm(historyDir(sandbox), { recursive: true });
     const workspace = await sandbox.open();
-    assert.deepEqual(workspace.recovered.map(({ outcome, paths, conflicts }) => ({ outcome, paths, conflicts })), [
-      { outcome: 'rolled_forward', paths: ['two.txt'], conflicts: [] },
-    ]);
-    assert.equal(await readFile(path.join(sandbox.root, 'two.txt'), 'utf8'), 'only\n');
-    assert.equal((await workspace.transactions(5)).length, 1, 'the commit stands with its undo record');
-    assert.deepEqual(Object.keys(await listTree(sandbox.root)).filter((name) => name.endsWith('.patchd.tmp')), []);
-    assert.deepEqual(await readdir(logDir(sandbox)), []);
-    assert.deepEqual(await readdir(journalDir(sandbox)), []);
+    await assertOneFileCommitStands(sandbox, workspace);
     await workspace.close();
   });
 });
@@ -222,17 +208,10 @@ test('a one-file commit killed as soon as it is reported applied, before its fsy
     const frames = framesOf(await readFile(path.join(logDir(sandbox), segment)));
     assert.equal(frames[0]?.head.kind, 'intent');
     assert.ok(frames[0]?.head.kind === 'intent' && frames[0].head.redo !== undefined, 'its intent carries the post-image');
-    const { disk, calls } = syncRecordingDisk();
+    const { disk, calls } = recordingDisk();
     const workspace = await sandbox.open({ disk });
-    assert.deepEqual(workspace.recovered.map(({ outcome, paths, conflicts }) => ({ outcome, paths, conflicts })), [
-      { outcome: 'rolled_forward', paths: ['two.txt'], conflicts: [] },
-    ]);
+    await assertOneFileCommitStands(sandbox, workspace);
     assert.ok(calls.includes(`fsync ${path.join(sandbox.root, 'two.txt')}`), `the file is fsynced:\n${calls.join('\n')}`);
-    assert.equal(await readFile(path.join(sandbox.root, 'two.txt'), 'utf8'), 'only\n');
-    assert.equal((await workspace.transactions(5)).length, 1, 'the commit stands with its undo record');
-    assert.deepEqual(Object.keys(await listTree(sandbox.root)).filter((name) => name.endsWith('.patchd.tmp')), []);
-    assert.deepEqual(await readdir(logDir(sandbox)), []);
-    assert.deepEqual(await readdir(journalDir(sandbox)), []);
     await workspace.close();
   });
 });
@@ -243,14 +222,7 @@ for (const [ranIn, opensIn] of [['boot-before', 'boot-after'], ['unknown', null]
       commitAndDie(sandbox, 'reported', 'single', ranIn);
       await writeFile(path.join(sandbox.root, 'two.txt'), 'two\n');
       const workspace = await sandbox.open({ bootId: opensIn });
-      assert.deepEqual(workspace.recovered.map(({ outcome, paths, conflicts }) => ({ outcome, paths, conflicts })), [
-        { outcome: 'rolled_forward', paths: ['two.txt'], conflicts: [] },
-      ]);
-      assert.equal(await readFile(path.join(sandbox.root, 'two.txt'), 'utf8'), 'only\n');
-      assert.equal((await workspace.transactions(5)).length, 1, 'the commit stands with its undo record');
-      assert.deepEqual(Object.keys(await listTree(sandbox.root)).filter((name) => name.endsWith('.patchd.tmp')), []);
-      assert.deepEqual(await readdir(logDir(sandbox)), []);
-      assert.deepEqual(await readdir(journalDir(sandbox)), []);
+      await assertOneFileCommitStands(sandbox, workspace);
       await workspace.close();
     });
   });
@@ -273,31 +245,21 @@ test('after a reboot, a one-file commit reported before its fsyncs is not writte
   });
 });
 
-test('after a reboot, a file holding neither image of a one-file commit reported before its fsyncs is left as found, its journal (with the post-image) kept aside', async () => {
-  await withSandbox(CRASH_TREE, async (sandbox) => {
-    commitAndDie(sandbox, 'reported', 'single', 'boot-before');
-    await writeFile(path.join(sandbox.root, 'two.txt'), '');
-    const workspace = await sandbox.open({ bootId: 'boot-after' });
-    assert.deepEqual(workspace.recovered.map(({ conflicts }) => conflicts), [['two.txt']]);
-    assert.equal(await readFile(path.join(sandbox.root, 'two.txt'), 'utf8'), '');
-    const [kept] = (await readdir(journalDir(sandbox))).filter((name) => name.endsWith('.conflict'));
-    const journal = await decodeJournal(await readFile(path.join(journalDir(sandbox), kept!)));
-    assert.equal(Buffer.from(journal!.redo!.postImages[0]!).toString('utf8'), 'only\n');
-    await workspace.close();
+for (const [ranIn, opensIn, when] of [['boot-before', 'boot-after', 'after a reboot'], ['boot-same', 'boot-same', 'in the boot it ran in']] as const) {
+  test(`${when}, a file holding neither image of a one-file commit reported before its fsyncs is left as found, its journal (with the post-image) kept aside`, async () => {
+    await withSandbox(CRASH_TREE, async (sandbox) => {
+      commitAndDie(sandbox, 'reported', 'single', ranIn);
+      await writeFile(path.join(sandbox.root, 'two.txt'), 'edited outside\n');
+      const workspace = await sandbox.open({ bootId: opensIn });
+      assert.deepEqual(workspace.recovered.map(({ conflicts }) => conflicts), [['two.txt']]);
+      assert.equal(await readFile(path.join(sandbox.root, 'two.txt'), 'utf8'), 'edited outside\n');
+      const [kept] = (await readdir(journalDir(sandbox))).filter((name) => name.endsWith('.conflict'));
+      const journal = await decodeJournal(await readFile(path.join(journalDir(sandbox), kept!)));
+      assert.equal(Buffer.from(journal!.redo!.postImages[0]!).toString('utf8'), 'only\n');
+      await workspace.close();
+    });
   });
-});
-
-test('in the boot it ran in, a one-file commit reported before its fsyncs is not written again over a file someone changed since: left as found, its journal kept aside', async () => {
-  await withSandbox(CRASH_TREE, async (sandbox) => {
-    commitAndDie(sandbox, 'reported', 'single', 'boot-same');
-    await writeFile(path.join(sandbox.root, 'two.txt'), 'edited outside\n');
-    const workspace = await sandbox.open({ bootId: 'boot-same' });
-    assert.deepEqual(workspace.recovered.map(({ paths, conflicts }) => ({ paths, conflicts })), [{ paths: [], conflicts: ['two.txt'] }]);
-    assert.equal(await readFile(path.join(sandbox.root, 'two.txt'), 'utf8'), 'edited outside\n');
-    assert.equal((await readdir(journalDir(sandbox))).filter((name) => name.endsWith('.conflict')).length, 1);
-    await workspace.close();
-  });
-});
+}
 
 test('after a reboot, a one-file commit killed before its rename is rolled forward from the log: it may have been reported', async () => {
   await withSandbox(CRASH_TREE, async (sandbox) => {
