@@ -275,11 +275,12 @@ test('after a reboot, a one-file commit killed before its rename is rolled forwa
 test('a one-file commit killed before its rename leaves only a temp, which open removes', async () => {
   await withSandbox(CRASH_TREE, async (sandbox) => {
     const before = await listTree(sandbox.root);
-    commitAndDie(sandbox, 0, 'single');
+    // In the boot it ran in (named, so that this holds where the machine's boot is unknown: then it would be rolled forward).
+    commitAndDie(sandbox, 0, 'single', 'boot-same');
     const leftovers = Object.keys(await listTree(sandbox.root)).filter((name) => !(name in before));
     assert.equal(leftovers.length, 1);
     assert.ok(leftovers[0]?.endsWith('.patchd.tmp'));
-    const workspace = await sandbox.open();
+    const workspace = await sandbox.open({ bootId: 'boot-same' });
     assert.deepEqual(await listTree(sandbox.root), before);
     assert.deepEqual(await readdir(journalDir(sandbox)), []);
     await workspace.close();
