@@ -190,7 +190,8 @@ export class CommitLog {
 
   /**
    * Logs a transaction's journal (`chunks`), the name of its record and any redo section (the
-   * post-images of a commit reported before its fsyncs); `durable` settles with the flush that carries it.
+   * post-images of a commit reported before its fsyncs); `durable` settles with the flush that
+   * carries it.
    */
   intent(journalId: string, chunks: readonly Uint8Array[], record: string, redo?: readonly Uint8Array[]): Intent {
     frameSequence += 1;
