@@ -97,7 +97,11 @@ export async function runTransaction(context: WorkspaceContext, steps: readonly 
   return ok(created);
 }
 
-/** Whether the commit is one small write into a directory that exists: reported before its fsyncs (see the module comment). */
+/**
+ * Whether the commit is one small write into a directory that exists: reported before its fsyncs
+ * (see the module comment). Small as the log counts it: its frames, post-image included, are
+ * written synchronously.
+ */
 function reportsBeforeSync(steps: readonly Step[], directories: readonly string[]): boolean {
   const [step] = steps;
   return steps.length === 1 && directories.length === 0 && step!.temp !== null && step!.after !== null && step!.after.byteLength <= SYNC_IO_MAX_BYTES;

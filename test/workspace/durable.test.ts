@@ -50,53 +50,50 @@ test('a delete reaches a trash on another filesystem by copy', { skip: !shmIsOth
   }
 });
 
-{
-  const files = 2;
-  test('a 2-file commit: intent and temps durable before the renames, the record after the intent, directories before done, done durable before it is reported; no journal file', async () => {
-    await withSandbox({ 'a.txt': 'a\n', 'd/b.txt': 'b\n' }, async (sandbox) => {
-      const { disk, calls } = recordingDisk();
-      const workspace = await sandbox.open({ disk });
-      calls.length = 0;
-      const outcome = await snapshotAndCommit(workspace, planOf(updateFile('a.txt', 'A\n'), updateFile('d/b.txt', 'B\n')));
-      assert.equal(outcome.status, 'applied');
-      calls.push('reported');
-      await workspace.close();
-      const text = calls.join('\n');
-      const at = (pattern: RegExp, from = 0) => calls.findIndex((call, index) => index >= from && pattern.test(call));
-      const renames = calls.filter((call) => call.startsWith('rename ') && call.includes('.patchd.tmp'));
-      assert.equal(renames.length, files);
-      for (const rename of renames) {
-        const temp = rename.split(' ')[1]!;
-        const synced = calls.indexOf(`fsync ${temp}`);
-        assert.ok(synced >= 0 && synced < calls.indexOf(rename), `${temp} must be fsynced before it is renamed:\n${text}`);
-      }
-      const firstRename = calls.indexOf(renames[0]!);
-      const lastRename = calls.indexOf(renames.at(-1)!);
-      const intent = at(/^log intent /);
-      const intentSynced = at(/^fdatasync .*\.log$/, intent);
-      assert.ok(intent >= 0 && intentSynced < firstRename, `the intent is logged and fdatasynced before the first rename:\n${text}`);
-      const recordOpened = at(/^open .*\.record$/);
-      const recordWritten = at(/^closed .*\.record$/);
-      const done = at(/^log done /);
-      const doneSynced = at(/^fdatasync .*\.log$/, done);
-      const reported = calls.indexOf('reported');
-      for (const directory of [sandbox.root, path.join(sandbox.root, 'd')]) {
-        const synced = calls.indexOf(`fsync ${directory}`, lastRename);
-        assert.ok(synced > lastRename && synced < done, `${directory} is fsynced after the renames, before the commit is logged done:\n${text}`);
-      }
-      assert.ok(recordOpened > intentSynced && recordWritten < done, `the record is written once the intent is durable, before the commit is logged done:\n${text}`);
-      assert.ok(!calls.some((call) => call.startsWith('rename ') && call.endsWith('.record')), `the record is written under its own name, not renamed there:\n${text}`);
-      assert.ok(done < reported && doneSynced > done && doneSynced < reported, `done is written and fdatasynced before the commit is reported applied:\n${text}`);
-      const record = calls[recordWritten]!.split(' ')[1]!;
-      const recordSynced = calls.indexOf(`fsync ${record}`, reported);
-      const logDropped = at(/^unlink .*\.log$/, reported);
-      assert.ok(recordSynced > reported && recordSynced < logDropped, `the checkpoint fsyncs the record before the log segment goes:\n${text}`);
-      const historySynced = calls.indexOf(`fsync ${path.join(sandbox.state, 'history')}`, recordSynced);
-      assert.ok(historySynced > recordSynced && historySynced < logDropped, `and the history directory:\n${text}`);
-      assert.ok(!calls.some((call) => call.includes('.journal')), `no journal file:\n${text}`);
-    });
+test('a 2-file commit: intent and temps durable before the renames, the record after the intent, directories before done, done durable before it is reported; no journal file', async () => {
+  await withSandbox({ 'a.txt': 'a\n', 'd/b.txt': 'b\n' }, async (sandbox) => {
+    const { disk, calls } = recordingDisk();
+    const workspace = await sandbox.open({ disk });
+    calls.length = 0;
+    const outcome = await snapshotAndCommit(workspace, planOf(updateFile('a.txt', 'A\n'), updateFile('d/b.txt', 'B\n')));
+    assert.equal(outcome.status, 'applied');
+    calls.push('reported');
+    await workspace.close();
+    const text = calls.join('\n');
+    const at = (pattern: RegExp, from = 0) => calls.findIndex((call, index) => index >= from && pattern.test(call));
+    const renames = calls.filter((call) => call.startsWith('rename ') && call.includes('.patchd.tmp'));
+    assert.equal(renames.length, 2);
+    for (const rename of renames) {
+      const temp = rename.split(' ')[1]!;
+      const synced = calls.indexOf(`fsync ${temp}`);
+      assert.ok(synced >= 0 && synced < calls.indexOf(rename), `${temp} must be fsynced before it is renamed:\n${text}`);
+    }
+    const firstRename = calls.indexOf(renames[0]!);
+    const lastRename = calls.indexOf(renames.at(-1)!);
+    const intent = at(/^log intent /);
+    const intentSynced = at(/^fdatasync .*\.log$/, intent);
+    assert.ok(intent >= 0 && intentSynced < firstRename, `the intent is logged and fdatasynced before the first rename:\n${text}`);
+    const recordOpened = at(/^open .*\.record$/);
+    const recordWritten = at(/^closed .*\.record$/);
+    const done = at(/^log done /);
+    const doneSynced = at(/^fdatasync .*\.log$/, done);
+    const reported = calls.indexOf('reported');
+    for (const directory of [sandbox.root, path.join(sandbox.root, 'd')]) {
+      const synced = calls.indexOf(`fsync ${directory}`, lastRename);
+      assert.ok(synced > lastRename && synced < done, `${directory} is fsynced after the renames, before the commit is logged done:\n${text}`);
+    }
+    assert.ok(recordOpened > intentSynced && recordWritten < done, `the record is written once the intent is durable, before the commit is logged done:\n${text}`);
+    assert.ok(!calls.some((call) => call.startsWith('rename ') && call.endsWith('.record')), `the record is written under its own name, not renamed there:\n${text}`);
+    assert.ok(done < reported && doneSynced > done && doneSynced < reported, `done is written and fdatasynced before the commit is reported applied:\n${text}`);
+    const record = calls[recordWritten]!.split(' ')[1]!;
+    const recordSynced = calls.indexOf(`fsync ${record}`, reported);
+    const logDropped = at(/^unlink .*\.log$/, reported);
+    assert.ok(recordSynced > reported && recordSynced < logDropped, `the checkpoint fsyncs the record before the log segment goes:\n${text}`);
+    const historySynced = calls.indexOf(`fsync ${path.join(sandbox.state, 'history')}`, recordSynced);
+    assert.ok(historySynced > recordSynced && historySynced < logDropped, `and the history directory:\n${text}`);
+    assert.ok(!calls.some((call) => call.includes('.journal')), `no journal file:\n${text}`);
   });
-}
+});
 
 test('a one-file commit: its intent, post-image included, durable before the rename of an unsynced temp; reported once renamed, before its record is written, the file and its directory fsynced and it is logged done', { timeout: 120_000 }, async () => {
   await withSandbox({ 'a.txt': 'a\n' }, async (sandbox) => {

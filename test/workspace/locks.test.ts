@@ -37,6 +37,7 @@ test('holdUntil keeps a holder\'s paths past its release until the work settles;
   const later = locks.acquire(['a.txt']);
   assert.equal(await settled(next), false, 'held past the release');
   finish();
+  assert.equal(await settled(next), true, 'let go once the work settles');
   const lease = await next;
   assert.equal(await settled(later), false, 'granted in the order asked');
   lease.release();
@@ -56,6 +57,7 @@ test('holdUntil without a holder of every path asks for them as a new request, r
   const next = locks.acquire(['b.txt']);
   assert.equal(await settled(next), false, 'the new request holds b.txt');
   fail(new Error('EIO'));
+  assert.equal(await settled(next), true, 'let go once the work fails');
   (await next).release();
   assert.equal(locks.size, 0);
 });
