@@ -60,11 +60,13 @@ export async function writeDurably(file: string, bytes: Uint8Array, owner?: File
 
 /** `writeDurably` without the fsync: returns the open descriptor, for the caller to fsync and close. */
 export async function writeUnsynced(file: string, bytes: Uint8Array, owner?: FileOwner, disk: DiskCalls = nodeDiskCalls): Promise<number> {
-  // Created synchronously, even for a large file: a create holds its directory's lock while ext4's
-  // journal keeps it waiting (milliseconds while other commits fsync), and a commit's rename into
-  // that directory, made on the main thread right after its last look (`confirm.ts`), would queue
-  // behind a create running on the thread pool, widening that gap from microseconds to
-  // milliseconds. Tried: externalWriter.test.ts then lost an outside write in 5 of 88 runs under load.
+  // Created synchronously, even for a large file: a create holds its directory's lock while it
+  // runs, which on a busy filesystem can take a millisecond (on the bench machine, ext4 without a
+  // journal, the inode allocator steps over every inode freed in the last seconds, and each
+  // commit frees one), and a commit's rename into that directory, made on the main thread right
+  // after its last look (`confirm.ts`), would queue behind a create running on the thread pool,
+  // widening that gap from microseconds to milliseconds. Tried: externalWriter.test.ts then lost
+  // an outside write in 5 of 88 runs under load.
   const fd = disk.openSync(file, 'wx', owner?.mode ?? 0o644);
   try {
     // A small file's bytes are written synchronously (page cache, microseconds); a large one's on the thread pool.
