@@ -10,7 +10,7 @@
  */
 import type { BigIntStats } from 'node:fs';
 import type { DiskEntry } from './files.ts';
-import { isRacy, nowNs, sameStamp, stampOf } from './stamp.ts';
+import { isRacy, sameStamp, stampOf } from './stamp.ts';
 
 export type CachedFile = Extract<DiskEntry, { kind: 'file' }>;
 
@@ -35,11 +35,11 @@ export class ContentCache {
     return this.#entries.has(path);
   }
 
-  /** The cached file, when `current` (an lstat taken just now, `takenAtNs` before it) shows it unchanged. */
-  lookup(path: string, current: BigIntStats, takenAtNs = nowNs()): CachedFile | undefined {
+  /** The cached file, when `current` (an lstat taken just now) shows it unchanged. */
+  lookup(path: string, current: BigIntStats): CachedFile | undefined {
     const entry = this.#entries.get(path);
     if (entry === undefined) return undefined;
-    if (!current.isFile() || !sameStamp(entry.stamp, stampOf(current, takenAtNs))) {
+    if (!current.isFile() || !sameStamp(entry.stamp, stampOf(current, 0n))) {
       this.forget(path);
       return undefined;
     }

@@ -1,8 +1,8 @@
 /**
- * Reading guarded paths through the content cache: one synchronous lstat decides whether the
- * cached bytes still stand (see `cache.ts`); otherwise the file is read from disk and cached.
+ * Reading guarded paths through the content cache: the guard's lstat of the file, taken just
+ * before, decides whether the cached bytes still stand (see `cache.ts`); otherwise the file is
+ * read from disk and cached.
  */
-import { lstatSync, type BigIntStats } from 'node:fs';
 import type { Result } from '../engine/types.ts';
 import { ok } from '../engine/types.ts';
 import type { ContentCache } from './cache.ts';
@@ -10,7 +10,6 @@ import {
   readDiskEntry, readGuardedEntries, readGuardedWith, sha256Hex, type DiskEntry, type GuardedEntries,
 } from './files.ts';
 import type { GuardedPath, PathGuard } from './guard.ts';
-import { nowNs } from './stamp.ts';
 
 export interface ReadOptions {
   /** Skip the cache: read every path from disk (and refresh the cache with it). */
@@ -39,7 +38,7 @@ export class CachedReader {
   /**
    * The sha256 on disk now: null when missing or not a file, undefined when it cannot be read.
    * Served from the cache while its entry stands (an lstat shows the stamp it was read with):
-   * a re-check of a file just read and watched costs an lstat, not a read and a hash.
+   * a re-check of a file just read and watched costs the guard's walk, not a read and a hash.
    */
   async sha256Now(path: string): Promise<string | null | undefined> {
     const entries = await this.read([path]);
@@ -59,21 +58,10 @@ export class CachedReader {
 
   #fromCache(target: GuardedPath): DiskEntry | undefined {
     if (!this.#cache.has(target.path)) return undefined;
-    const takenAtNs = nowNs();
-    const stats = lstatNow(target.absolute);
-    if (stats === undefined) {
+    if (target.stats === undefined) {
       this.#cache.forget(target.path);
       return undefined;
     }
-    return this.#cache.lookup(target.path, stats, takenAtNs);
-  }
-}
-
-/** Undefined for a path that is missing or cannot be inspected: the disk read reports why. */
-function lstatNow(absolute: string): BigIntStats | undefined {
-  try {
-    return lstatSync(absolute, { bigint: true, throwIfNoEntry: false });
-  } catch {
-    return undefined;
+    return this.#cache.lookup(target.path, target.stats);
   }
 }
