@@ -16,6 +16,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';
+import { setImmediate } from 'node:timers/promises';
 import path from 'node:path';
 import { engineError, type EngineError } from '../engine/errors.ts';
 import { fail, ok, type Result } from '../engine/types.ts';
@@ -82,7 +83,11 @@ export async function runTransaction(context: WorkspaceContext, steps: readonly 
     await settleAll([durable, stage(context, steps, directories, created, deferred ? unsynced : undefined)]);
     await renameInOrder(context, steps);
     if (deferred) {
-      context.settling.add(steps.map((step) => step.path), settle(context, steps, created, unsynced.splice(0), intent, chunks));
+      const descriptors = unsynced.splice(0);
+      // Begun on the event loop's next turn: the report, which follows on microtasks, goes out
+      // first, not after the settle's synchronous share (the record's write, the fsync hand-offs).
+      const settled = setImmediate().then(() => settle(context, steps, created, descriptors, intent, chunks));
+      context.settling.add(steps.map((step) => step.path), settled);
     } else {
       await syncParents(context, steps, created);
       await recorded;

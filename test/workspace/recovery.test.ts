@@ -291,6 +291,7 @@ test('a record cut short (still being written, or torn by a crash not yet recove
   await withSandbox(CRASH_TREE, async (sandbox) => {
     const workspace = await sandbox.open();
     assert.equal((await snapshotAndCommit(workspace, planOf(updateFile('two.txt', 'first\n')))).status, 'applied');
+    await workspace.settled(); // its record is written after the report
     const [whole] = await readdir(historyDir(sandbox));
     assert.ok(whole !== undefined);
     const bytes = await readFile(path.join(historyDir(sandbox), whole));

@@ -62,6 +62,7 @@ test('a transaction one of whose records cannot be read is not undone in part: u
     const workspace = await sandbox.open();
     const outcome = await snapshotAndCommit(workspace, planOf(updateFile('a.txt', 'A\n'), updateFile('b.txt', 'B\n')), false);
     assert.ok(outcome.status === 'applied');
+    await workspace.settled(); // each one-file unit's record is written after the report
     const history = path.join(sandbox.state, 'history');
     const records = (await readdir(history)).filter((name) => name.includes(outcome.transactionId)).sort();
     assert.equal(records.length, 2, 'one record per file with atomic: false');
