@@ -146,7 +146,7 @@ async function dryRunsAgainstUnknownMethod(sequential: SequentialFiles, daemon: 
   const value = median(dry) / median(unknown);
   return {
     row: {
-      id: 'd', label: 'small dry run, sequential p50 ÷ unknown method', ours: ms(median(dry)), peer: `${ms(median(unknown))} (unknown method)`,
+      id: 'd', label: 'small dry run, sequential p50 ÷ unknown method', ours: ms(median(dry)), peer: `${ms(median(unknown))} (unknown method)`, peerValue: median(unknown),
       value, shown: times(value), better: 'lower', goal: 1.3, goalText: '≤ 1.3×', tolerance: 1.75,
     },
   };
@@ -170,7 +170,7 @@ async function appliedAgainstFloor(sequential: SequentialFiles, floorRoot: strin
     samples,
     floor,
     row: {
-      id: 'c', label: 'small patch applied, sequential p50 ÷ fsync floor', ours: ms(ours), peer: `${ms(median(floor))} (temp + fsync + rename)`,
+      id: 'c', label: 'small patch applied, sequential p50 ÷ fsync floor', ours: ms(ours), peer: `${ms(median(floor))} (temp + fsync + rename)`, peerValue: median(floor),
       value, shown: times(value), better: 'lower', goal: 2, goalText: '≤ 2×', tolerance: 1.75,
     },
   };
@@ -192,11 +192,11 @@ async function throughputAgainstPeers(daemon: BenchDaemon, workspaceId: string, 
   const git = PATCHES / (gitMs / 1000);
   return {
     gitRow: {
-      id: 'a', label: `${PATCHES.toLocaleString('en')} patches, ${IN_FLIGHT} in flight: patches/s ÷ git apply`, ours: `${perSecond(ours)} (${warmth})`, peer: `${perSecond(git)} (git apply, a process per patch)`,
+      id: 'a', label: `${PATCHES.toLocaleString('en')} patches, ${IN_FLIGHT} in flight: patches/s ÷ git apply`, ours: `${perSecond(ours)} (${warmth})`, peer: `${perSecond(git)} (git apply, a process per patch)`, peerValue: git,
       value: ours / git, shown: times(ours / git), better: 'higher', goal: 6, goalText: '≥ 6×', tolerance: 1.75,
     },
     floorRow: {
-      id: 'b', label: 'the same ÷ parallel fsync floor', ours: perSecond(ours), peer: `${perSecond(floor)} (temp + fsync + rename; best of 4 and ${FLOOR_THREADS} threads, before and after)`,
+      id: 'b', label: 'the same ÷ parallel fsync floor', ours: perSecond(ours), peer: `${perSecond(floor)} (temp + fsync + rename; best of 4 and ${FLOOR_THREADS} threads, before and after)`, peerValue: floor,
       value: ours / floor, shown: times(ours / floor), better: 'higher', goal: 0.6, goalText: '≥ 0.6×', tolerance: 1.75,
     },
   };
@@ -254,6 +254,8 @@ function idleRow(idle: AfterIdle, warm: readonly number[], warmFloor: readonly n
     id: 'f', label: `applied patch after ${idleMs / 1000} s idle ÷ warm p50`, ours: ms(median(idle.patches)),
     peer: `${ms(warmMedian)} (warm, row c); after the same idle, the fsync floor: ${ms(floorAfterIdle)}, ${times(floorAfterIdle / median(warmFloor))} its warm p50; `
       + `an unknown-method round trip: ${ms(median(idle.unknown))}`,
+    // How much slower the machine itself is after the idle.
+    peerValue: floorAfterIdle / median(warmFloor),
     value, shown: times(value), better: 'lower', goal,
     goalText: `≤ ${times(goal)} (warm p90)`, tolerance: 2.5,
   };

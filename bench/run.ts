@@ -3,7 +3,8 @@
  * then the breakdown of one applied patch, the engine's peers and sizes, and the shared daemon.
  * Runs compiled (`dist/bench/run.js`, built by the npm script). Results go to
  * bench/results/latest.json; each row is compared with bench/baseline.json, and a row worse than
- * the baseline beyond its noise allowance fails the run (on the machine the baseline came from).
+ * the baseline beyond its noise allowance fails the run: on the machine the baseline came from,
+ * as busy as then, and with the row's peer about as fast as then (`Row.peerValue`).
  *
  *   npm run bench                       the full run (a few minutes)
  *   npm run bench -- --quick            fewer samples, 2 s idle for row (f); never fails on the baseline
@@ -19,7 +20,7 @@ import { benchConcurrency } from './concurrency.ts';
 import { benchDaemon } from './daemon.ts';
 import { benchEngine } from './engine.ts';
 import { REPO_ROOT } from './repo.ts';
-import { met, rowsTable, worseBy, type Row } from './rows.ts';
+import { met, PEER_MOVED, peerMovedBy, rowsTable, worseBy, type Row } from './rows.ts';
 import { table, times } from './stats.ts';
 
 interface Results {
@@ -30,7 +31,7 @@ interface Results {
   /** The 1-minute load average per core, the highest seen during the run. */
   readonly loadPerCore: number;
   readonly quick: boolean;
-  readonly rows: readonly (Pick<Row, 'id' | 'label' | 'ours' | 'peer' | 'value' | 'better' | 'goal'> & { readonly met: boolean })[];
+  readonly rows: readonly (Pick<Row, 'id' | 'label' | 'ours' | 'peer' | 'peerValue' | 'value' | 'better' | 'goal'> & { readonly met: boolean })[];
 }
 
 const argv = process.argv.slice(2);
@@ -64,7 +65,7 @@ if (!quick) print(await benchConcurrency());
 
 const results: Results = {
   date: new Date().toISOString(), commit: gitHead(), node: process.version, machine: machine(), loadPerCore: highestLoad, quick,
-  rows: rows.map(({ id, label, ours, peer, value, better, goal }, index) => ({ id, label, ours, peer, value, better, goal, met: met(rows[index]!) })),
+  rows: rows.map(({ id, label, ours, peer, peerValue, value, better, goal }, index) => ({ id, label, ours, peer, peerValue, value, better, goal, met: met(rows[index]!) })),
 };
 mkdirSync(join(REPO_ROOT, 'bench', 'results'), { recursive: true });
 writeFileSync(LATEST, `${JSON.stringify(results, null, 2)}\n`);
@@ -85,7 +86,10 @@ function compareWithBaseline(current: readonly Row[]): number {
     const before = baseline.rows.find((candidate) => candidate.id === row.id);
     if (before === undefined) continue;
     const worse = worseBy(row, before.value);
-    const verdict = worse > row.tolerance ? 'REGRESSION' : worse > NOTICE ? 'worse (within noise)' : worse < 1 / NOTICE ? 'better' : 'same';
+    const peerMoved = peerMovedBy(row, before.peerValue);
+    const verdict = peerMoved !== undefined && peerMoved > PEER_MOVED
+      ? `not compared: its peer moved ${times(peerMoved)}`
+      : worse > row.tolerance ? 'REGRESSION' : worse > NOTICE ? 'worse (within noise)' : worse < 1 / NOTICE ? 'better' : 'same';
     if (verdict === 'REGRESSION') regressions.push(row.id);
     lines.push([`(${row.id})`, show(row, before.value), row.shown, worse > 1.005 ? `${times(worse)} worse` : worse < 0.995 ? `${times(1 / worse)} better` : '=', verdict]);
   }
