@@ -52,7 +52,7 @@
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
-import { writeAllSync, type DiskCalls } from './diskCalls.ts';
+import { totalBytes, writeAllSync, type DiskCalls } from './diskCalls.ts';
 import { removeIfPresent, type DirectorySyncer } from './durable.ts';
 import { isAbandonedOwner, PROCESS_NONCE, type JournalStore } from './journal.ts';
 import type { RecordStore } from './records.ts';
@@ -198,7 +198,7 @@ export class CommitLog {
     const id = frameSequence;
     const head: FrameHead = redo === undefined
       ? { kind: 'intent', id, journalId, record }
-      : { kind: 'intent', id, journalId, record, redo: redo.reduce((total, chunk) => total + chunk.byteLength, 0) };
+      : { kind: 'intent', id, journalId, record, redo: totalBytes(redo) };
     const pending = this.#append(head, redo === undefined ? chunks : [...chunks, ...redo]);
     const durable = pending.durable.then(() => undefined);
     // A failed write settles `written` too: `durable` carries the error.
@@ -285,7 +285,7 @@ export class CommitLog {
       segment = this.#writable();
       const chunks = batch.flatMap((pending) => pending.frame);
       writeAllSync(this.#disk, segment.fd!, chunks);
-      segment.bytes += chunks.reduce((total, chunk) => total + chunk.byteLength, 0);
+      segment.bytes += totalBytes(chunks);
       segment.intents += batch.length;
     } catch (error) {
       if (segment !== undefined) segment.broken = true;

@@ -9,8 +9,7 @@
  * `closeSync`): those calls touch only the page cache and take microseconds, while each
  * thread-pool round trip costs the main thread more than that on a busy machine. Only the
  * fsync, which waits for the disk, goes to the thread pool (`fsync`), and the bytes of a large
- * file (`writev`). Undo records, outside the tree, are written on the thread pool altogether
- * (`open`, `writev`; see `records.ts`).
+ * file (`writev`). Undo records, outside the tree, are written the same way (see `records.ts`).
  */
 import { closeSync, fdatasync as fdatasyncCallback, fsync as fsyncCallback, openSync, renameSync, unlinkSync, writev as writevCallback, writevSync } from 'node:fs';
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
@@ -66,6 +65,10 @@ export async function writeAll(disk: DiskCalls, fd: number, chunks: readonly Uin
 /** Writes every byte of `chunks` at the descriptor's position, finishing a short `writev` with further calls. */
 export function writeAllSync(disk: DiskCalls, fd: number, chunks: readonly Uint8Array[]): void {
   for (let rest = nonEmpty(chunks); rest.length > 0; ) rest = remainder(rest, disk.writevSync(fd, rest));
+}
+
+export function totalBytes(chunks: readonly Uint8Array[]): number {
+  return chunks.reduce((total, chunk) => total + chunk.byteLength, 0);
 }
 
 function nonEmpty(chunks: readonly Uint8Array[]): Uint8Array[] {

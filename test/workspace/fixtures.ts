@@ -92,18 +92,20 @@ export async function snapshotAndCommit(workspace: Workspace, plan: Plan, atomic
 /** Disk calls on which every undo record write fails partway: its first bytes land under the record's own name, then EIO. */
 export function diskRefusingRecords(): DiskCalls {
   const records = new Set<number>();
+  const refuse = (fd: number, chunks: readonly Uint8Array[]): never => {
+    records.delete(fd);
+    nodeDiskCalls.writevSync(fd, [Buffer.concat(chunks).subarray(0, 10)]);
+    throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
+  };
   return {
     ...nodeDiskCalls,
-    open: async (file, flags, mode) => {
-      const handle = await nodeDiskCalls.open(file, flags, mode);
-      if (file.endsWith('.record')) records.add(handle.fd);
-      return handle;
+    openSync: (file, flags, mode) => {
+      const fd = nodeDiskCalls.openSync(file, flags, mode);
+      if (file.endsWith('.record') && flags === 'w') records.add(fd);
+      return fd;
     },
-    writev: async (fd, chunks) => {
-      if (!records.delete(fd)) return nodeDiskCalls.writev(fd, chunks);
-      await nodeDiskCalls.writev(fd, [Buffer.concat(chunks).subarray(0, 10)]);
-      throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
-    },
+    writevSync: (fd, chunks) => (records.has(fd) ? refuse(fd, chunks) : nodeDiskCalls.writevSync(fd, chunks)),
+    writev: async (fd, chunks) => (records.has(fd) ? refuse(fd, chunks) : nodeDiskCalls.writev(fd, chunks)),
   };
 }
 
@@ -117,15 +119,24 @@ export const CRASH_PLAN = planOf(
   addFile('b/c/five.txt', '5\n'),
 );
 
-/** Disk calls that record, in order, every fsync and fdatasync (by path), log frame written, rename and unlink a workspace makes; `failDatasync` picks fdatasyncs that fail. */
+/**
+ * Disk calls that record, in order, every fsync and fdatasync (by path), log frame written, rename
+ * and unlink a workspace makes, and the opening and closing of every undo record written;
+ * `failDatasync` picks fdatasyncs that fail.
+ */
 export function recordingDisk(failDatasync: (file: string) => boolean = () => false): { disk: DiskCalls; calls: string[] } {
   const calls: string[] = [];
   const opened = new Map<number, string>();
+  const recordsWritten = new Set<number>();
   const disk: DiskCalls = {
     ...nodeDiskCalls,
     openSync: (file, flags, mode) => {
       const fd = nodeDiskCalls.openSync(file, flags, mode);
       opened.set(fd, file);
+      if (file.endsWith('.record') && flags === 'w') {
+        recordsWritten.add(fd);
+        calls.push(`open ${file}`);
+      }
       return fd;
     },
     fsync: async (fd) => { await nodeDiskCalls.fsync(fd); calls.push(`fsync ${opened.get(fd)}`); },
@@ -143,7 +154,12 @@ export function recordingDisk(failDatasync: (file: string) => boolean = () => fa
       if (opened.get(fd)?.endsWith('.log')) for (const { head } of framesOf(Buffer.concat(chunks).subarray(0, written))) calls.push(`log ${head.kind} ${head.id}`);
       return written;
     },
-    closeSync: (fd) => { opened.delete(fd); nodeDiskCalls.closeSync(fd); },
+    closeSync: (fd) => {
+      const file = opened.get(fd);
+      opened.delete(fd);
+      nodeDiskCalls.closeSync(fd);
+      if (recordsWritten.delete(fd)) calls.push(`closed ${file}`);
+    },
     open: async (file, flags, mode) => {
       const handle = await nodeDiskCalls.open(file, flags, mode);
       calls.push(`open ${file}`);
