@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Receipt } from '../protocol/index.ts';
+import { cpuPer, cpuTable, ownCpu, procCpu } from './cpu.ts';
 import { oneFileFloor, parallelFloor, parallelFloorWithThreads } from './floor.ts';
 import { BenchDaemon } from './rpc.ts';
 import type { Row } from './rows.ts';
@@ -49,6 +50,8 @@ export interface AppliedPhases {
 export interface DaemonResults {
   readonly rows: Row[];
   readonly applied: AppliedPhases;
+  /** Row (a)'s CPU per patch, user and kernel, against the floor's per file: a table. */
+  readonly throughputCpu: string;
 }
 
 export async function benchDaemon(options: DaemonOptions): Promise<DaemonResults> {
@@ -78,6 +81,7 @@ export async function benchDaemon(options: DaemonOptions): Promise<DaemonResults
         idleRow(idle, warm, applied.floor, options.idleMs),
       ],
       applied: medianPhases(applied.samples),
+      throughputCpu: throughput.cpu,
     };
   } finally {
     for (const root of trees) rmSync(root, { recursive: true, force: true });
@@ -177,20 +181,32 @@ async function appliedAgainstFloor(sequential: SequentialFiles, floorRoot: strin
 }
 
 /** (a), (b) 1,000 single-hunk patches to distinct files, 32 in flight, against `git apply` per patch and the parallel floor. */
-async function throughputAgainstPeers(daemon: BenchDaemon, workspaceId: string, warmRoot: string, floorRoot: string, gitRoot: string): Promise<{ gitRow: Row; floorRow: Row }> {
+async function throughputAgainstPeers(
+  daemon: BenchDaemon, workspaceId: string, warmRoot: string, floorRoot: string, gitRoot: string,
+): Promise<{ gitRow: Row; floorRow: Row; cpu: string }> {
   const warmId = await daemon.openWorkspace(warmRoot);
   const first = await concurrentRate(daemon, warmId, 0, PATCHES);
   await concurrentRate(daemon, warmId, PATCHES, WARM_UP_PATCHES);
   await daemon.closeWorkspace(warmId);
   // The floor with this process's threadpool (libuv's default of 4) and with a large one, as a daemon may run with.
-  const floors = [await parallelFloor(floorRoot, 0, PATCHES, IN_FLIGHT), parallelFloorWithThreads(floorRoot, 0, PATCHES, IN_FLIGHT, FLOOR_THREADS)];
+  const floorBefore = ownCpu();
+  const floors = [await parallelFloor(floorRoot, 0, PATCHES, IN_FLIGHT)];
+  const floorCpu = cpuPer(floorBefore, ownCpu(), PATCHES);
+  floors.push(parallelFloorWithThreads(floorRoot, 0, PATCHES, IN_FLIGHT, FLOOR_THREADS));
+  const before = { main: procCpu(daemon.pid, daemon.pid), all: procCpu(daemon.pid) };
   const ours = await concurrentRate(daemon, workspaceId, 0, PATCHES);
+  const cpu = cpuTable('patch or file, row (a)', [
+    ['patchd daemon, main thread', cpuPer(before.main, procCpu(daemon.pid, daemon.pid), PATCHES)],
+    ['patchd daemon, every thread', cpuPer(before.all, procCpu(daemon.pid), PATCHES)],
+    ['fsync floor, this process (4 threads)', floorCpu],
+  ]);
   const warmth = `after ${WARM_UP_PATCHES.toLocaleString('en')} on another tree; the daemon's first ${PATCHES.toLocaleString('en')}: ${perSecond(first)}`;
   floors.push(await parallelFloor(floorRoot, 0, PATCHES, IN_FLIGHT), parallelFloorWithThreads(floorRoot, 0, PATCHES, IN_FLIGHT, FLOOR_THREADS));
   const floor = Math.max(...floors);
   const gitMs = await runConcurrently(PATCHES, IN_FLIGHT, (index) => gitApply(gitRoot, patchFor(index)));
   const git = PATCHES / (gitMs / 1000);
   return {
+    cpu,
     gitRow: {
       id: 'a', label: `${PATCHES.toLocaleString('en')} patches, ${IN_FLIGHT} in flight: patches/s ÷ git apply`, ours: `${perSecond(ours)} (${warmth})`, peer: `${perSecond(git)} (git apply, a process per patch)`, peerValue: git,
       value: ours / git, shown: times(ours / git), better: 'higher', goal: 6, goalText: '≥ 6×', tolerance: 1.75,
