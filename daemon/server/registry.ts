@@ -129,6 +129,7 @@ export class WorkspaceRegistry {
       id: `ws_${randomUUID()}`, key, root: workspace.root, workspace, pool, holders: new Map(), subscribers, untold: workspace.recovered,
     };
     workspace.onExternalChange((change) => subscribers.deliver(change));
+    workspace.onUnwatched((path) => subscribers.forget(path));
     this.#byId.set(entry.id, entry);
     return entry;
   }

@@ -1,6 +1,8 @@
 /**
  * Who hears about a file changing outside patchd: the sessions (client connections) that read
- * or patched it, for as long as they hold the workspace open.
+ * or patched it, for as long as they hold the workspace open and the workspace watches the file
+ * (a bounded number, the least recently touched dropped first). Forgetting a file no longer
+ * watched keeps a long session's interests as bounded as the watches.
  */
 import type { FileChange } from '../workspace/workspace.ts';
 
@@ -38,6 +40,12 @@ export class FileSubscribers {
       if (sessions === undefined) this.#sessionsByPath.set(path, (sessions = new Set()));
       sessions.add(sessionId);
     }
+  }
+
+  /** The file is no longer watched: no session hears of it until one reads or patches it again. */
+  forget(path: string): void {
+    for (const sessionId of this.#sessionsByPath.get(path) ?? []) this.#pathsBySession.get(sessionId)?.delete(path);
+    this.#sessionsByPath.delete(path);
   }
 
   /** Tells every interested session. */

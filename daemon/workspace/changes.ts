@@ -63,6 +63,7 @@ export class ChangeMonitor {
   /** Path → when (Date.now()) the watcher last hinted at it. */
   readonly #lastHint = new Map<string, number>();
   readonly #listeners = new Set<ChangeListener>();
+  readonly #unwatchedListeners = new Set<(path: string) => void>();
   readonly #closing = new AbortController();
   #running = 0;
   #idleWaiters: (() => void)[] = [];
@@ -105,6 +106,12 @@ export class ChangeMonitor {
     return () => this.#listeners.delete(listener);
   }
 
+  /** Hears of paths no longer watched (the least recently touched, past `maxWatchedPaths`): no change of theirs is told any more. */
+  onUnwatched(listener: (path: string) => void): () => void {
+    this.#unwatchedListeners.add(listener);
+    return () => this.#unwatchedListeners.delete(listener);
+  }
+
   /** Resolves once no re-check is scheduled or running. */
   idle(): Promise<void> {
     if (this.#isIdle()) return Promise.resolve();
@@ -121,6 +128,7 @@ export class ChangeMonitor {
     for (const { timer } of this.#scheduled.values()) clearTimeout(timer);
     this.#scheduled.clear();
     this.#listeners.clear();
+    this.#unwatchedListeners.clear();
     this.#wakeIfIdle();
     await this.#watcher.close();
   }
@@ -226,12 +234,17 @@ export class ChangeMonitor {
     this.#known.delete(path);
     this.#lastHint.delete(path);
     this.#options.cache.forget(path);
+    this.#tell(this.#unwatchedListeners, path);
   }
 
   #emit(change: FileChange): void {
-    for (const listener of this.#listeners) {
+    this.#tell(this.#listeners, change);
+  }
+
+  #tell<T>(listeners: ReadonlySet<(value: T) => void>, value: T): void {
+    for (const listener of listeners) {
       try {
-        listener(change);
+        listener(value);
       } catch (error) {
         this.#options.onError(error);
       }

@@ -274,6 +274,11 @@ export class Workspace {
     return this.#monitor.onChange(listener);
   }
 
+  /** Hears of files no longer watched (the least recently touched beyond `maxWatchedPaths`): their changes go untold from then on. */
+  onUnwatched(listener: (path: string) => void): () => void {
+    return this.#monitor.onUnwatched(listener);
+  }
+
   /** Resolves once every outside change noticed so far has been re-checked (and reported). */
   changesSettled(): Promise<void> {
     return this.#monitor.idle();

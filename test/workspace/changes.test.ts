@@ -147,13 +147,16 @@ test('a locked snapshot that finds other bytes than patchd knew reports them, wi
   });
 });
 
-test('watching is bounded: the least recently touched file is dropped first', async () => {
+test('watching is bounded: the least recently touched file is dropped first, and said to be', async () => {
   await withSandbox({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n' }, async (sandbox) => {
     const workspace = await sandbox.open({ maxWatchedPaths: 2 });
     const changes = recordChanges(workspace);
     try {
+      const unwatched: string[] = [];
+      workspace.onUnwatched((path) => unwatched.push(path));
       for (const name of ['a.txt', 'b.txt', 'c.txt']) assert.ok((await workspace.read(name)).ok);
       assert.equal(workspace.usage.watchedPaths, 2);
+      assert.deepEqual(unwatched, ['a.txt']);
       writeFileSync(path.join(sandbox.root, 'a.txt'), 'dropped\n');
       writeFileSync(path.join(sandbox.root, 'c.txt'), 'kept\n');
       await changes.next('c.txt');
