@@ -6,6 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { FormatName, StructuredEdit, V4AOperation } from '../engine/types.ts';
+import { plainWordsFor } from '../workspace/ioErrors.ts';
 import { UsageError } from './args.ts';
 
 /** What to apply: exactly one of patch text, V4A operations and structured edits. */
@@ -46,7 +47,7 @@ export function fsReason(error: unknown): string {
     case 'ENOTDIR': return 'a part of the path is not a directory';
     case 'EISDIR': return 'it is a directory';
     case 'ELOOP': return 'too many symbolic links';
-    default: return 'the filesystem refused';
+    default: return plainWordsFor(error) ?? 'the filesystem refused';
   }
 }
 

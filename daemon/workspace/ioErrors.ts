@@ -12,14 +12,34 @@ function errorCodeOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** Plain words for the codes a user can act on (a full disk, a read-only mount, a quota); others go by their code alone. */
+const PLAIN_WORDS: Readonly<Record<string, string>> = {
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'disk quota exceeded',
+  EROFS: 'read-only filesystem',
+  EMFILE: 'too many open files in this process',
+  ENFILE: 'too many open files on this system',
+  EIO: 'input/output error',
+  ENAMETOOLONG: 'file name too long',
+};
+
+export function plainWordsFor(error: unknown): string | undefined {
+  return Object.hasOwn(PLAIN_WORDS, errorCodeOf(error)) ? PLAIN_WORDS[errorCodeOf(error)] : undefined;
+}
+
+/** The failure's code, with plain words where they help: `ENOSPC (no space left on the device)`. */
+export function describeFsError(error: unknown): string {
+  const words = plainWordsFor(error);
+  return words === undefined ? errorCodeOf(error) : `${errorCodeOf(error)} (${words})`;
+}
+
 /**
  * Maps a filesystem failure on workspace path `path` to an engine error. Messages name the
  * workspace-relative path and the errno code only: absolute paths (state dir, root) stay private.
  */
 export function errorFromFs(error: unknown, path: string, action: string): EngineError {
   if (error instanceof CommitStepError) return error.error;
-  const code = errorCodeOf(error);
-  const message = `Could not ${action} ${path}: ${code}.`;
+  const message = `Could not ${action} ${path}: ${describeFsError(error)}.`;
   if (hasErrorCode(error, 'ENOENT')) return engineError('not_found', message, { path });
   if (hasErrorCode(error, 'EACCES', 'EPERM', 'EROFS', 'ELOOP')) return engineError('permission_denied', message, { path });
   return engineError('io_error', message, { path });

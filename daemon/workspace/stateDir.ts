@@ -7,6 +7,7 @@ import { lstat, mkdir, realpath, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { isInside } from './guard.ts';
+import { hasErrorCode } from './ioErrors.ts';
 
 /** The root is missing or not a directory: the caller named a wrong root. */
 export class WorkspaceRootError extends Error {
@@ -78,8 +79,27 @@ async function createOwnDirectory(wanted: string): Promise<string> {
     await mkdir(wanted, { recursive: true, mode: 0o700 });
     return await realpath(wanted);
   } catch (error) {
-    throw unusable(wanted, error);
+    throw unusable(wanted, hasErrorCode(error, 'ENOENT') ? await whyNotCreated(wanted, error) : error);
   }
+}
+
+/**
+ * A recursive mkdir reports ENOENT for whatever stopped it (a full disk: ENOSPC): the error of
+ * creating the first missing directory on its own says what did.
+ */
+async function whyNotCreated(wanted: string, reported: unknown): Promise<unknown> {
+  let missing = wanted;
+  while (path.dirname(missing) !== missing && !(await exists(path.dirname(missing)))) missing = path.dirname(missing);
+  try {
+    await mkdir(missing, { mode: 0o700 });
+  } catch (error) {
+    if (!hasErrorCode(error, 'EEXIST')) return error;
+  }
+  return reported;
+}
+
+async function exists(directory: string): Promise<boolean> {
+  return lstat(directory).then(() => true, () => false);
 }
 
 /** A filesystem failure on the state dir, in the words of the system call (`EACCES: permission denied, mkdir '…'`). */

@@ -24,7 +24,7 @@ import { replaceIfUnchanged } from './confirm.ts';
 import type { WorkspaceContext } from './context.ts';
 import { writeDurably, writeUnsynced } from './durable.ts';
 import { sha256Hex, type DiskEntry, type FileOwner } from './files.ts';
-import { CommitStepError, attempt, errorFromFs, hasErrorCode, settleAll } from './ioErrors.ts';
+import { CommitStepError, attempt, describeFsError, errorFromFs, hasErrorCode, settleAll } from './ioErrors.ts';
 import type { Intent } from './commitLog.ts';
 import { SYNC_IO_MAX_BYTES } from './diskCalls.ts';
 import { encodeJournal, encodeRedo, PROCESS_NONCE, type Journal, type JournalEntryInput } from './journal.ts';
@@ -288,8 +288,7 @@ async function abandon(context: WorkspaceContext, journal: Journal, chunks: read
 }
 
 function logFailure(error: unknown, action: string): EngineError {
-  const code = error instanceof Error && 'code' in error ? String(error.code) : String(error);
-  return engineError('io_error', `Could not ${action}: ${code}.`);
+  return engineError('io_error', `Could not ${action}: ${describeFsError(error)}.`);
 }
 
 function toEngineError(error: unknown): EngineError {

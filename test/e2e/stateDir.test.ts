@@ -2,7 +2,8 @@
  * A state dir the daemon cannot use is the daemon's own setup problem, told as such end to end:
  * -32000 with data.code state_dir_unusable, the directory and the reason in the message, and a
  * hint — never bad_root (the root is fine) and never an internal error. Nothing is written in
- * the workspace, and the same root opens once the state root is usable.
+ * the workspace, and the same root opens once the state root is usable. A full filesystem is
+ * told as such (Node's recursive mkdir says ENOENT for it), where this user may mount one.
  */
 import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
@@ -12,6 +13,7 @@ import { describe, test } from 'node:test';
 import { PatchClient, RpcError } from '../../client/index.ts';
 import { stateDirFor } from '../../daemon/workspace/stateDir.ts';
 import { createTempTree, type TempTree } from '../helpers/tempTree.ts';
+import { mountFullFilesystem, fullFilesystemSkip } from '../helpers/fullFilesystem.ts';
 
 interface Case {
   readonly name: string;
@@ -68,6 +70,24 @@ describe('an unusable state dir', () => {
       assert.equal((await workspace.read('a.txt')).content, 'a\n');
     });
   }
+
+  test('a state root on a full filesystem: ENOSPC, not "does not exist", and the root opens once there is room', { skip: fullFilesystemSkip() }, async () => {
+    using tree = createTempTree({ 'a.txt': 'a\n' });
+    const stateRoot = join(tree.outside, 'full');
+    using full = mountFullFilesystem(stateRoot, 'inodes');
+    const before = tree.fingerprint();
+    await using client = await PatchClient.spawn({ env: { ...process.env, PATCHD_STATE_DIR: join(stateRoot, 'state') } });
+    await assert.rejects(client.openWorkspace(tree.root), (error: unknown) => {
+      assert.ok(error instanceof RpcError, String(error));
+      assert.equal(error.data?.code, 'state_dir_unusable');
+      assert.match(error.message, /ENOSPC/);
+      return true;
+    });
+    assert.equal(tree.fingerprint(), before, 'nothing was written');
+    full.makeRoom();
+    const workspace = await client.openWorkspace(tree.root);
+    assert.equal((await workspace.read('a.txt')).content, 'a\n');
+  });
 
   test('a state root reached through a symlink into the workspace is refused before anything is made there', async () => {
     using tree = createTempTree({ 'a.txt': 'a\n' });

@@ -102,6 +102,25 @@ test('a failure after two renames restores the renamed files from their pre-imag
   });
 });
 
+test('a full disk while staging is io_error saying so in plain words, and nothing is written', async () => {
+  await withSandbox(FIVE_FILES, async (sandbox) => {
+    const before = await listTree(sandbox.root);
+    let writes = 0;
+    const disk = { ...nodeDiskCalls, writevSync: (fd: number, chunks: readonly Uint8Array[]) => {
+      // The commit log's intent goes first; the second write is the first temp's.
+      if (writes++ === 1) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      return nodeDiskCalls.writevSync(fd, chunks);
+    } };
+    const workspace = await sandbox.open({ disk });
+    const outcome = await snapshotAndCommit(workspace, planOf(updateFile('two.txt', '2\n'), updateFile('three.txt', '3\n')));
+    assert.equal(errorOf(outcome).code, 'io_error');
+    assert.match(outcome.status === 'rejected' ? outcome.error.message : '', /^Could not stage new content for two.txt: ENOSPC \(no space left on the device\)\.$/);
+    assert.deepEqual(await listTree(sandbox.root), before);
+    await assertNoLeftovers(sandbox);
+    await workspace.close();
+  });
+});
+
 test('a rollback does not restore over an outside write that lands while it stages the pre-image: that path is a conflict, left as written', async () => {
   await withSandbox({ 'a.txt': 'a\n', 'b.txt': 'b\n' }, async (sandbox) => {
     const target = path.join(sandbox.root, 'a.txt');
@@ -328,7 +347,7 @@ for (const [size, label] of [[1_000, 'small'], [300 * 1024, 'large']] as const) 
         assert.equal(second.status, 'applied');
         assert.equal(await readFile(path.join(sandbox.root, 'big.txt'), 'utf8'), `${before}z`);
         assert.equal((await failing.transactions(5)).length, 1, 'listed once its record is written');
-        assert.match(String(errors[0]), /big\.txt was reported applied but is not durable yet \(Could not write the undo record: EIO\.\); the next open/);
+        assert.match(String(errors[0]), /big\.txt was reported applied but is not durable yet \(Could not write the undo record: EIO \(input\/output error\)\.\); the next open/);
         await failing.close();
         assert.equal((await readdir(path.join(sandbox.state, 'log'))).length, 1, 'its intent stays logged for the next process to recover, with its record');
       } else {

@@ -1,0 +1,61 @@
+/**
+ * A full filesystem, for real ENOSPC: a small tmpfs mounted on a directory and filled, either
+ * every inode (no file or directory can be made) or every block (no byte can be written).
+ * Mounting needs root on Linux, as on CI; elsewhere the tests that need it say why they skip.
+ */
+import { spawnSync } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { createTempTree } from './tempTree.ts';
+
+export interface FullFilesystem extends Disposable {
+  /** Removes the fillers: room for a few files again. */
+  makeRoom(): void;
+  /** Fills it up again. */
+  fill(): void;
+}
+
+/** Mounts a tmpfs on `directory` (created if missing) and fills its `inodes` or its `blocks`; unmounted on dispose. */
+export function mountFullFilesystem(directory: string, what: 'inodes' | 'blocks'): FullFilesystem {
+  mkdirSync(directory, { recursive: true });
+  const options = what === 'inodes' ? 'size=1m,nr_inodes=8' : 'size=256k';
+  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', options, 'tmpfs', directory], { encoding: 'utf8' });
+  if (mounted.status !== 0) throw new Error(`mount failed: ${mounted.stderr}`);
+  const fillers: string[] = [];
+  const fill = () => {
+    try {
+      if (what === 'inodes') for (;;) writeFileSync(addFiller(), '');
+      const fd = openSync(addFiller(), 'w');
+      try {
+        for (const block = Buffer.alloc(4096); ; ) writeSync(fd, block);
+      } finally {
+        closeSync(fd);
+      }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+    }
+  };
+  const addFiller = () => {
+    const filler = join(directory, `.filler-${fillers.length}`);
+    fillers.push(filler);
+    return filler;
+  };
+  fill();
+  return {
+    makeRoom: () => fillers.splice(0).forEach((filler) => rmSync(filler, { force: true })),
+    fill,
+    [Symbol.dispose]: () => void spawnSync('umount', ['-l', directory]),
+  };
+}
+
+/** Why a full filesystem cannot be made here, or false when it can. */
+export function fullFilesystemSkip(): string | false {
+  if (process.platform !== 'linux' || process.getuid?.() !== 0) return 'mounting a full filesystem needs root on Linux';
+  using tree = createTempTree();
+  const probe = join(tree.outside, 'probe');
+  mkdirSync(probe, { recursive: true });
+  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', probe], { encoding: 'utf8' });
+  if (mounted.status !== 0) return `this user may not mount a tmpfs here (${mounted.stderr.trim() || mounted.error?.message})`;
+  spawnSync('umount', [probe]);
+  return false;
+}
