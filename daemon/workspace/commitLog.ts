@@ -34,10 +34,11 @@
  * commit killed before done, and recovery finishes it — from the post-image in the log when a
  * reboot may have lost the rename (`recovery.ts`).
  *
- * Recovery (`recoverAbandoned`, on open, for the segments of a dead process): a done intent's
- * record is re-written if a power loss dropped it; an intent with neither done nor cancelled is
- * a commit that was never reported applied, or a one-file commit whose done frame a power loss
- * dropped: its record, if written, is discarded and it becomes a journal file in `journal/`,
+ * Recovery (`recoverAbandoned`, on open, for the segments of a dead process, or of a log of this
+ * process closed since with a commit unsettled): a done intent's record is re-written if a power
+ * loss dropped it; an intent with neither done nor cancelled is a commit that was never reported
+ * applied, or a one-file commit whose done frame a power loss dropped (or whose record could not
+ * be written): its record, if written, is discarded and it becomes a journal file in `journal/`,
  * which journal recovery (`recovery.ts`) rolls forward (the journal then becomes the record) or
  * back. So a crash never leaves an applied transaction without its record, nor a record of one
  * that did not apply — except where an outside writer changed a file after a commit renamed it
@@ -162,6 +163,12 @@ class BatchRunner<T> {
 
 let segmentSequence = 0;
 let frameSequence = 0;
+/**
+ * Segment files an open `CommitLog` of this process writes or will checkpoint. Any other segment
+ * of this process was left by a log closed since (a workspace closed with a commit unsettled,
+ * say its record could not be written): the next open recovers it as a dead process's.
+ */
+const heldSegments = new Set<string>();
 
 export class CommitLog {
   readonly directory: string;
@@ -231,7 +238,10 @@ export class CommitLog {
     while (this.#flusher.running !== undefined) await this.#flusher.running.catch(() => undefined);
     if (this.#current !== undefined) this.#retire(this.#current);
     await Promise.allSettled([...this.#checkpoints]);
-    for (const segment of this.#retired) this.#closeSegment(segment);
+    for (const segment of this.#retired) {
+      this.#closeSegment(segment);
+      heldSegments.delete(segment.file);
+    }
   }
 
   /**
@@ -242,7 +252,7 @@ export class CommitLog {
     const owners = new Map<string, string[]>();
     for (const name of (await readdir(this.directory)).sort(bySequence)) {
       const match = SEGMENT_NAME.exec(name);
-      if (match === null || !isAbandonedOwner(Number(match[1]), match[2]!)) continue;
+      if (match === null || !isAbandonedSegment(path.join(this.directory, name), Number(match[1]), match[2]!)) continue;
       const owner = `${match[1]}-${match[2]}`;
       owners.set(owner, [...(owners.get(owner) ?? []), name]);
     }
@@ -256,7 +266,8 @@ export class CommitLog {
           await this.#records.restore(head.record, body.subarray(0, body.byteLength - (head.redo ?? 0)));
         } else if (outcome === undefined) {
           await this.#records.discard(head.record);
-          await journals.keep(`${owner}-${head.id}-${head.journalId}.journal`, [body]);
+          // `orphan-`: journal recovery, which follows, takes it even when its owner is this process.
+          await journals.keep(`orphan-${owner}-${head.id}-${head.journalId}.journal`, [body]);
         }
       }
       await this.#records.syncFiles([]);
@@ -341,6 +352,7 @@ export class CommitLog {
     segmentSequence += 1;
     const file = path.join(this.directory, `${process.pid}-${PROCESS_NONCE}-${segmentSequence}.log`);
     const fd = this.#disk.openSync(file, 'a', 0o600);
+    heldSegments.add(file);
     const ready = this.#syncer.sync(this.directory);
     // Awaited by each fdatasync of the segment; a segment nobody syncs must not raise an unhandled rejection.
     ready.catch(() => undefined);
@@ -380,6 +392,7 @@ export class CommitLog {
       await this.#records.syncFiles(segment.records);
       this.#closeSegment(segment);
       await removeIfPresent(segment.file, this.#disk);
+      heldSegments.delete(segment.file);
       this.#retired.delete(segment);
       await this.#syncer.sync(this.directory);
     })().catch(() => undefined).finally(() => this.#checkpoints.delete(running));
@@ -412,6 +425,12 @@ export function framesOf(bytes: Uint8Array): { head: FrameHead; body: Uint8Array
     offset += 8 + length;
   }
   return frames;
+}
+
+/** A dead process's segment, or one of this process's that no open log holds (see `heldSegments`). */
+function isAbandonedSegment(file: string, pid: number, nonce: string): boolean {
+  if (pid === process.pid && nonce === PROCESS_NONCE) return !heldSegments.has(file);
+  return isAbandonedOwner(pid, nonce);
 }
 
 function bySequence(a: string, b: string): number {

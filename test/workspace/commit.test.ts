@@ -349,7 +349,14 @@ for (const [size, label] of [[1_000, 'small'], [300 * 1024, 'large']] as const) 
         assert.equal((await failing.transactions(5)).length, 1, 'listed once its record is written');
         assert.match(String(errors[0]), /big\.txt was reported applied but is not durable yet \(Could not write the undo record: EIO \(input\/output error\)\.\); the next open/);
         await failing.close();
-        assert.equal((await readdir(path.join(sandbox.state, 'log'))).length, 1, 'its intent stays logged for the next process to recover, with its record');
+        assert.equal((await readdir(path.join(sandbox.state, 'log'))).length, 1, 'its intent stays logged for the next open to recover, with its record');
+        // The next open — in this same process, as a daemon reopens a workspace every client had closed — finishes it.
+        const reopened = await sandbox.open();
+        assert.deepEqual(reopened.recovered.map(({ outcome, paths }) => ({ outcome, paths })), [{ outcome: 'rolled_forward', paths: ['big.txt'] }]);
+        assert.equal((await reopened.transactions(5)).length, 2, 'its record is written');
+        assert.equal(await readFile(path.join(sandbox.root, 'big.txt'), 'utf8'), `${before}z`);
+        await reopened.close();
+        assert.deepEqual(await readdir(path.join(sandbox.state, 'log')), []);
       } else {
         assert.equal(errorOf(second).code, 'io_error');
         assert.equal(await readFile(path.join(sandbox.root, 'big.txt'), 'utf8'), `${before}y`);
