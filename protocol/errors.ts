@@ -38,8 +38,9 @@ export const RpcErrorCodes = {
   /** The client cancelled the request (`$/cancelRequest`) before it finished. */
   RequestCancelled: -32800,
   /**
-   * patchd cannot serve the request because of its own setup — not the request, not a bug:
-   * `data.code` says what (`state_dir_unusable`), `data.hint` how to fix it.
+   * patchd cannot serve the request because of its own setup or its filesystem — not the
+   * request, not a bug: `data.code` says what (`state_dir_unusable`; `io_error` for a system
+   * call that failed outside any patch, e.g. out of descriptors), `data.hint` how to fix it.
    */
   ServerSetup: -32000,
 } as const;

@@ -8,6 +8,7 @@
 import type { BatchPatch } from '../../protocol/batch.ts';
 import type { Receipt } from '../../protocol/receipt.ts';
 import { applyBatch } from '../server/applyBatch.ts';
+import { mapLimited } from '../workspace/limited.ts';
 import { applyParams, succeeded } from './apply.ts';
 import type { ApplyCommand } from './applyOptions.ts';
 import { listBatchFiles, readBatchFile } from './batchFiles.ts';
@@ -20,7 +21,7 @@ import type { Settings } from './settings.ts';
 
 export async function runBatch(command: ApplyCommand, settings: Settings): Promise<number> {
   const files = await listBatchFiles(command.sources);
-  const sources = await Promise.all(files.map((file) => readBatchFile(file, command.format)));
+  const sources = await mapLimited(files, (file) => readBatchFile(file, command.format));
   const receipts: Receipt[] = [];
   const progress = createProgress(process.stderr, files.length, paletteFor(process.stderr));
   const finish = (index: number, receipt: Receipt): void => {

@@ -1,13 +1,15 @@
 /**
  * The one place failures become JSON-RPC errors. Invalid params, unknown workspaces and bad
  * roots are -32602 (with `data.code`), unknown methods -32601, an unusable state dir -32000
- * (the daemon's setup, with a hint), anything unexpected -32603 with a plain message — the
- * stack goes to the log, never onto the wire.
+ * (the daemon's setup, with a hint), a filesystem call that failed outside any patch (reading
+ * the history with no descriptor left, say) -32000 `io_error`, anything unexpected -32603 with
+ * a plain message — the stack goes to the log, never onto the wire.
  */
 import { ResponseError } from 'vscode-jsonrpc';
 import { ZodError } from 'zod';
 import { ERROR_HINTS, RpcErrorCodes, type RpcErrorData } from '../../protocol/index.ts';
 import { TaskCancelledError } from '../pool/pool.ts';
+import { describeFsError } from '../workspace/ioErrors.ts';
 import { StateDirError } from '../workspace/stateDir.ts';
 import {
   FileRequestError, MethodNotFoundError, RequestCancelledError, ShuttingDownError, UnknownTransactionError, UnknownWorkspaceError,
@@ -30,8 +32,20 @@ export function toResponseError(error: unknown, log: Logger): ResponseError<RpcE
     return new ResponseError(RpcErrorCodes.RequestCancelled, 'The request was cancelled.');
   }
   if (error instanceof ShuttingDownError) return new ResponseError(RpcErrorCodes.InvalidRequest, error.message, { code: 'shutting_down' });
+  if (isSystemError(error)) {
+    log.error('filesystem error', describeError(error));
+    // The code and the call only: the error's own message names absolute paths (the state dir), which stay private.
+    return new ResponseError(RpcErrorCodes.ServerSetup, `A filesystem call (${error.syscall}) failed: ${describeFsError(error)}.`, { code: 'io_error', hint: FILESYSTEM_HINT });
+  }
   log.error('internal error', describeError(error));
   return new ResponseError(RpcErrorCodes.InternalError, 'Internal error in patchd; see the daemon log.');
+}
+
+const FILESYSTEM_HINT = 'The filesystem failed under patchd (too many open files, a full disk, an I/O error); nothing was changed. Retry once the cause is fixed.';
+
+/** A failed system call as Node reports it: an errno code and the call's name. */
+function isSystemError(error: unknown): error is Error & { readonly code: string; readonly syscall: string } {
+  return error instanceof Error && typeof (error as { code?: unknown }).code === 'string' && typeof (error as { syscall?: unknown }).syscall === 'string';
 }
 
 function invalidParams(message: string, data: RpcErrorData): ResponseError<RpcErrorData> {

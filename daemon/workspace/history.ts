@@ -4,6 +4,7 @@
  * before the window's first transaction to what is on disk now).
  */
 import type { FileOwner } from './files.ts';
+import { mapLimited, OPEN_FILES_AT_ONCE } from './limited.ts';
 import type { FileChange, LoadedRecord, RecordHeader, RecordName, RecordStore } from './records.ts';
 
 /** What a path held: bytes and permission bits, or nothing. */
@@ -42,16 +43,14 @@ export async function latestKey(store: RecordStore): Promise<string> {
   return (await store.list()).at(-1)?.key ?? '';
 }
 
-/** Headers read at once while listing: each read is three thread-pool round trips (open, read, close). */
-const HEADER_READS = 32;
 
 /** Transactions newest first, at most `limit`. */
 export async function listTransactions(store: RecordStore, limit: number): Promise<TransactionEntry[]> {
   const names = (await store.list()).reverse();
   const groups = new Map<string, RecordHeader[]>();
   const wanted = (name: RecordName) => groups.has(name.transactionId) || groups.size < limit;
-  for (let start = 0; start < names.length; start += HEADER_READS) {
-    const batch = names.slice(start, start + HEADER_READS);
+  for (let start = 0; start < names.length; start += OPEN_FILES_AT_ONCE) {
+    const batch = names.slice(start, start + OPEN_FILES_AT_ONCE);
     // Read ahead what this batch may need (groups only grow, so nothing needed is left out), then take them in order.
     const headers = await Promise.all(batch.map((name) => (wanted(name) ? store.header(name) : undefined)));
     batch.forEach((name, index) => {
@@ -80,7 +79,7 @@ function summarize(units: readonly RecordHeader[]): TransactionEntry {
 /** The records committed after `afterKey`, loaded, oldest first. */
 export async function loadWindow(store: RecordStore, afterKey: string, compare: (a: string, b: string) => number): Promise<LoadedRecord[]> {
   const names = (await store.list()).filter((name) => afterKey === '' || compare(name.key, afterKey) > 0);
-  const loaded = await Promise.all(names.map((name) => store.load(name)));
+  const loaded = await mapLimited(names, (name) => store.load(name));
   return loaded.filter((record): record is LoadedRecord => record !== undefined);
 }
 

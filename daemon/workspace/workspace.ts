@@ -32,6 +32,7 @@ import {
 } from './history.ts';
 import { PathGuard } from './guard.ts';
 import { JournalStore } from './journal.ts';
+import { mapLimited } from './limited.ts';
 import { LockTable, type LockLease } from './locks.ts';
 import { existingFiles } from './probe.ts';
 import { CachedReader } from './reads.ts';
@@ -239,7 +240,7 @@ export class Workspace {
   async recordsOf(transactionId: string): Promise<LoadedRecord[]> {
     this.#refuseIfClosed();
     await this.settled();
-    const loaded = await Promise.all((await recordsOf(this.#context.records, transactionId)).map((name) => this.#context.records.load(name)));
+    const loaded = await mapLimited(await recordsOf(this.#context.records, transactionId), (name) => this.#context.records.load(name));
     return loaded.every((record) => record !== undefined) ? loaded : [];
   }
 
