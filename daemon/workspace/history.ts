@@ -43,7 +43,6 @@ export async function latestKey(store: RecordStore): Promise<string> {
   return (await store.list()).at(-1)?.key ?? '';
 }
 
-
 /** Transactions newest first, at most `limit`. */
 export async function listTransactions(store: RecordStore, limit: number): Promise<TransactionEntry[]> {
   const names = (await store.list()).reverse();

@@ -23,8 +23,10 @@ const PLAIN_WORDS: Readonly<Record<string, string>> = {
   ENAMETOOLONG: 'file name too long',
 };
 
+/** What the failure's code means, in words, when it is one of those; else undefined. */
 export function plainWordsFor(error: unknown): string | undefined {
-  return Object.hasOwn(PLAIN_WORDS, errorCodeOf(error)) ? PLAIN_WORDS[errorCodeOf(error)] : undefined;
+  const code = errorCodeOf(error);
+  return Object.hasOwn(PLAIN_WORDS, code) ? PLAIN_WORDS[code] : undefined;
 }
 
 /** The failure's code, with plain words where they help: `ENOSPC (no space left on the device)`. */
