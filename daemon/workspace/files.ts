@@ -8,6 +8,7 @@ import { fail, ok, type FileSnapshot, type Result } from '../engine/types.ts';
 import { SYNC_IO_MAX_BYTES } from './diskCalls.ts';
 import type { GuardedPath, PathGuard } from './guard.ts';
 import { errorFromFs, hasErrorCode } from './ioErrors.ts';
+import { mapLimited } from './limited.ts';
 import { nowNs, stampOf, type FileStamp } from './stamp.ts';
 
 /** Permission bits and owner of a file, kept when its content is replaced. */
@@ -146,7 +147,7 @@ export async function readGuardedWith(
     if (!guarded.ok) return guarded;
     targets.push(guarded.value);
   }
-  const reads = await Promise.all(targets.map(async (target) => ({ target, entry: await read(target) })));
+  const reads = await mapLimited(targets, async (target) => ({ target, entry: await read(target) }));
   const entries: GuardedEntries = new Map();
   for (const { target, entry } of reads) {
     if (!entry.ok) return entry;

@@ -24,6 +24,7 @@ import { isTempName, removeFromTreeIfPresent, restoreTempPathFor, writeDurably }
 import { bytesEqual, readDiskEntry, sha256Hex, type DiskEntry, type FileOwner } from './files.ts';
 import { hasErrorCode, settleAll } from './ioErrors.ts';
 import type { Journal, JournalEntry, Redo } from './journal.ts';
+import { mapLimited } from './limited.ts';
 import { recreateParents, removeDirectoriesEmptiedBy } from './tidy.ts';
 import { discardFromTrash, trashPathFor } from './trash.ts';
 
@@ -63,7 +64,7 @@ async function rollForward(context: WorkspaceContext, journal: Journal): Promise
   const { entries, directories, transactionId } = journal.record;
   await settleAll(entries.map((entry) => removeTemps(context, transactionId, entry)));
   // A commit reported before its fsyncs may have left the bytes in the page cache only.
-  if (journal.redo !== undefined) await settleAll(entries.filter((entry) => entry.afterSha256 !== null).map((entry) => syncFile(context, entry)));
+  if (journal.redo !== undefined) await mapLimited(entries.filter((entry) => entry.afterSha256 !== null), (entry) => syncFile(context, entry));
   await syncTouchedDirectories(context, entries, directories);
   // The commit died before tidying: the directories its deletes and moves emptied go now, as they would have.
   await removeDirectoriesEmptiedBy(context, entries.filter((entry) => entry.afterSha256 === null).map((entry) => entry.path));
@@ -213,9 +214,9 @@ async function removeCreatedDirectories(context: WorkspaceContext, directories: 
 
 async function syncTouchedDirectories(context: WorkspaceContext, entries: readonly JournalEntry[], directories: readonly string[]): Promise<void> {
   const parents = new Set([...entries.map((entry) => entry.path), ...directories].map((relative) => path.dirname(path.join(context.root, relative))));
-  await settleAll([...parents].map((parent) => context.syncer.sync(parent).catch((error: unknown) => {
+  await mapLimited([...parents], (parent) => context.syncer.sync(parent).catch((error: unknown) => {
     if (!hasErrorCode(error, 'ENOENT', 'ENOTDIR')) throw error;
-  })));
+  }));
 }
 
 /**

@@ -18,6 +18,7 @@ import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import type { WorkspaceContext } from './context.ts';
 import { CommitStepError, hasErrorCode } from './ioErrors.ts';
+import { mapLimited } from './limited.ts';
 
 export async function removeEmptiedDirectories(context: WorkspaceContext, effects: readonly { readonly path: string; readonly after: Uint8Array | null }[]): Promise<void> {
   await removeDirectoriesEmptiedBy(context, effects.filter((effect) => effect.after === null).map((effect) => effect.path));
@@ -33,7 +34,7 @@ export async function removeDirectoriesEmptiedBy(context: WorkspaceContext, gone
     }
   }
   const parents = new Set([...removed].map((dir) => path.dirname(path.join(context.root, dir))));
-  await Promise.all([...parents].map((parent) => context.syncer.sync(parent).catch(() => undefined)));
+  await mapLimited([...parents], (parent) => context.syncer.sync(parent).catch(() => undefined));
 }
 
 async function removeIfEmpty(context: WorkspaceContext, dir: string): Promise<boolean> {

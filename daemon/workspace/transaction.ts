@@ -28,6 +28,7 @@ import { CommitStepError, attempt, describeFsError, errorFromFs, hasErrorCode, s
 import type { Intent } from './commitLog.ts';
 import { SYNC_IO_MAX_BYTES } from './diskCalls.ts';
 import { encodeJournal, encodeRedo, PROCESS_NONCE, type Journal, type JournalEntryInput } from './journal.ts';
+import { mapLimited } from './limited.ts';
 import type { RecordMeta } from './records.ts';
 import { rollBack } from './recovery.ts';
 import { recreateParents } from './tidy.ts';
@@ -170,7 +171,8 @@ async function stage(context: WorkspaceContext, steps: readonly Step[], director
   await createDirectories(context, directories, created);
   // A directory just created could have been swapped for a link before we write into it.
   steps.forEach((step) => reguard(context, step.path));
-  await settleAll(steps.map((step) => stageStep(context, step, created, unsynced)));
+  // Bounded: each temp holds a descriptor until its fsync ends, and a patch may add thousands of files.
+  await mapLimited(steps, (step) => stageStep(context, step, created, unsynced));
 }
 
 async function createDirectories(context: WorkspaceContext, directories: readonly string[], created: string[]): Promise<void> {
@@ -238,7 +240,7 @@ async function syncParents(context: WorkspaceContext, steps: readonly Step[], cr
     if (step.trash !== null) parents.add(path.dirname(step.trash));
   }
   for (const directory of created) parents.add(path.dirname(path.join(context.root, directory)));
-  await settleAll([...parents].map((parent) => attempt(parent, 'fsync directory', () => context.syncer.sync(parent))));
+  await mapLimited([...parents], (parent) => attempt(parent, 'fsync directory', () => context.syncer.sync(parent)));
 }
 
 /** The undo record (see `records.ts`), written while the commit's temps, renames and fsyncs run. */

@@ -1,13 +1,16 @@
 /**
- * Reading a long history keeps few files open: the session diff, the transaction list and an
- * undo over 300 records all answer under a limit of 128 descriptors (macOS gives a process
- * 256 by default), where opening every record at once would fail with EMFILE.
+ * patchd keeps few files open at once, so that it works under the descriptor limits processes
+ * get (macOS: 256 by default; Linux: 1,024): reading a long history (the session diff, the
+ * transaction list and an undo over 300 records, under 128), and a patch of 1,500 new files in
+ * as many directories, applied and undone by the CLI under 256 — where a temp, a directory
+ * fsync or a record per file open all at once would fail with EMFILE.
  */
 import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { PatchClient } from '../../client/index.ts';
+import { BIN } from '../helpers/cli.ts';
 import { createTempTree } from '../helpers/tempTree.ts';
 
 const RECORDS = 300;
@@ -37,4 +40,18 @@ test(`session/diff, transaction/list and undo over ${RECORDS} records under a ${
   const undone = await workspace.undo(transactions[0]!.transactionId);
   assert.equal(undone.status, 'applied', JSON.stringify(undone.error));
   assert.equal(tree.text('a.txt'), 'line 299\n');
+});
+
+test('a patch adding 1,500 files in as many directories applies, and is undone, under a 256-descriptor limit', { skip: prlimitSkip() }, () => {
+  const FILES = 1_500;
+  using tree = createTempTree();
+  const lines = ['*** Begin Patch', ...Array.from({ length: FILES }, (_, index) => [`*** Add File: d${index}/sub/f${index}.txt`, `+line ${index}`]).flat(), '*** End Patch'];
+  const limited = (args: readonly string[], input = '') => spawnSync('prlimit', ['--nofile=256:256', process.execPath, BIN, ...args], { input, encoding: 'utf8', timeout: 120_000 });
+  const applied = limited(['apply', '--json', '-C', tree.root, '-'], `${lines.join('\n')}\n`);
+  assert.equal(applied.status, 0, applied.stdout.slice(0, 2000) + applied.stderr);
+  const { transactionId } = JSON.parse(applied.stdout) as { transactionId: string };
+  assert.equal(tree.text(`d${FILES - 1}/sub/f${FILES - 1}.txt`), `line ${FILES - 1}\n`);
+  const undone = limited(['undo', transactionId, '--json', '-C', tree.root]);
+  assert.equal(undone.status, 0, undone.stdout.slice(0, 2000) + undone.stderr);
+  assert.equal(tree.text('d0/sub/f0.txt'), undefined);
 });
