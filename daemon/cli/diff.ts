@@ -4,13 +4,18 @@
  */
 import { UnknownTransactionError } from '../server/failures.ts';
 import { sessionDiff } from '../server/sessionDiff.ts';
-import { parseHistoryArgs, runHistoryCommand, withHistoryWorkspace } from './historyArgs.ts';
+import { runHistoryCommand, withHistoryWorkspace, type HistorySpec } from './historyArgs.ts';
 
-export const DIFF_USAGE = 'usage: patchd diff [--since TRANSACTION_ID] [-C DIR] [--json]';
+const DIFF: HistorySpec = {
+  name: 'diff',
+  usage: 'usage: patchd diff [--since TRANSACTION_ID] [-C DIR] [--json] [--state-dir DIR]',
+  about: 'Prints the net change, in git diff format, of every transaction committed after --since (an id\nfrom patchd log), or of every one still retained. Exit status: 0 printed, 1 an unknown\n--since, 2 a usage mistake or an internal error.',
+  positionals: 0,
+  options: { since: { type: 'string', value: 'TRANSACTION_ID', help: 'only what the transactions after this one changed' } },
+};
 
 export function runDiff(args: readonly string[]): Promise<number> {
-  return runHistoryCommand('diff', DIFF_USAGE, async () => {
-    const command = parseHistoryArgs(args, { positionals: 0, flags: ['since'] });
+  return runHistoryCommand(DIFF, args, async (command) => {
     try {
       const result = await withHistoryWorkspace(command, ({ workspace }) => sessionDiff(workspace, command.since ?? null));
       process.stdout.write(command.json ? `${JSON.stringify(result, null, 2)}\n` : result.diff);

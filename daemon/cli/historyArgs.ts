@@ -1,9 +1,17 @@
-/** Arguments of `patchd log`, `patchd undo` and `patchd diff`: `-C DIR`, `--json`, `--state-dir`, and each one's own. */
-import { parseArgs } from 'node:util';
-import { UsageError } from './args.ts';
+/** Arguments of `patchd log`, `patchd undo` and `patchd diff`: `-C DIR`, `--json`, `--state-dir`, `--help`, and each one's own. */
+import { HELP_OPTION, integerOption, parseCommandArgs, UsageError, type OptionSpecs } from './args.ts';
+import { commandHelp } from './help.ts';
 import { withLocalWorkspace, type LocalRun } from './local.ts';
 import { readSettings } from './settings.ts';
 
+/** One history command: its usage line, what it does, how many operands it takes and its own options. */
+export interface HistorySpec {
+  readonly name: string;
+  readonly usage: string;
+  readonly about: string;
+  readonly positionals: number;
+  readonly options: OptionSpecs;
+}
 
 export interface HistoryCommand {
   readonly directory: string;
@@ -15,59 +23,38 @@ export interface HistoryCommand {
   readonly dryRun: boolean;
 }
 
-export function parseHistoryArgs(args: readonly string[], accepts: { readonly positionals: number; readonly flags: readonly ('since' | 'limit' | 'dry-run')[] }): HistoryCommand {
-  const { values, positionals } = parseOrThrow(args);
-  for (const flag of ['since', 'limit', 'dry-run'] as const) {
-    if (values[flag] !== undefined && !accepts.flags.includes(flag)) throw new UsageError(`unknown option --${flag}`);
-  }
-  if (positionals.length !== accepts.positionals) {
-    throw new UsageError(accepts.positionals === 0 ? `unexpected argument ${JSON.stringify(positionals[0])}` : 'give one TRANSACTION_ID');
-  }
-  return {
-    directory: values.directory ?? '.',
-    stateDir: values['state-dir'],
-    json: values.json ?? false,
-    positionals,
-    since: values.since,
-    limit: parseLimit(values.limit),
-    dryRun: values['dry-run'] ?? false,
-  };
-}
+const SHARED_OPTIONS: OptionSpecs = {
+  directory: { type: 'string', short: 'C', value: 'DIR', help: 'the workspace (default: the current directory)' },
+  json: { type: 'boolean', help: 'print JSON instead of text' },
+  'state-dir': { type: 'string', value: 'DIR', help: 'state root (undo records, journals, trash); also $PATCHD_STATE_DIR' },
+  ...HELP_OPTION,
+};
 
-function parseLimit(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const parsed = Number(value);
-  if (Number.isInteger(parsed) && parsed >= 1 && parsed <= 10_000) return parsed;
-  throw new UsageError('--limit must be an integer from 1 to 10000');
-}
-
-function parseOrThrow(args: readonly string[]) {
+/** Runs a history command: `--help` prints its help and exits 0; usage errors print the usage and exit 2, other failures exit 2 with their message. */
+export async function runHistoryCommand(spec: HistorySpec, args: readonly string[], run: (command: HistoryCommand) => Promise<number>): Promise<number> {
+  const options = { ...spec.options, ...SHARED_OPTIONS };
   try {
-    return parseArgs({
-      args: [...args],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        directory: { type: 'string', short: 'C' },
-        json: { type: 'boolean' },
-        'state-dir': { type: 'string' },
-        since: { type: 'string' },
-        limit: { type: 'string', short: 'n' },
-        'dry-run': { type: 'boolean' },
-      },
+    const { values, positionals } = parseCommandArgs(args, options);
+    if (values.help === true) {
+      process.stdout.write(commandHelp(spec.usage, spec.about, options));
+      return 0;
+    }
+    if (positionals.length !== spec.positionals) {
+      throw new UsageError(spec.positionals === 0 ? `unexpected argument ${JSON.stringify(positionals[0])}` : 'give one TRANSACTION_ID');
+    }
+    const text = (name: string) => (typeof values[name] === 'string' ? values[name] : undefined);
+    return await run({
+      directory: text('directory') ?? '.',
+      stateDir: text('state-dir'),
+      json: values.json === true,
+      positionals,
+      since: text('since'),
+      limit: integerOption(text('limit'), '--limit', 1, 10_000),
+      dryRun: values['dry-run'] === true,
     });
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
-}
-
-/** Runs a history command: usage errors print the usage and exit 2, other failures exit 2 with their message. */
-export async function runHistoryCommand(name: string, usage: string, run: () => Promise<number>): Promise<number> {
-  try {
-    return await run();
-  } catch (error) {
-    const message = error instanceof UsageError ? `${error.message}\n${usage}` : error instanceof Error ? error.message : String(error);
-    process.stderr.write(`patchd ${name}: ${message}\n`);
+    const message = error instanceof UsageError ? `${error.message}\n${spec.usage}` : error instanceof Error ? error.message : String(error);
+    process.stderr.write(`patchd ${spec.name}: ${message}\n`);
     return 2;
   }
 }

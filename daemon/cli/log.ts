@@ -1,14 +1,19 @@
 /** `patchd log [-C DIR] [--limit N] [--json]`: the workspace's committed transactions, newest first. */
 import type { TransactionSummary } from '../../protocol/index.ts';
 import { listTransactions } from '../server/sessionDiff.ts';
-import { parseHistoryArgs, runHistoryCommand, withHistoryWorkspace } from './historyArgs.ts';
+import { runHistoryCommand, withHistoryWorkspace, type HistorySpec } from './historyArgs.ts';
 import { paletteFor, type Palette } from './render.ts';
 
-export const LOG_USAGE = 'usage: patchd log [-C DIR] [--limit N] [--json]';
+const LOG: HistorySpec = {
+  name: 'log',
+  usage: 'usage: patchd log [-C DIR] [--limit N] [--json] [--state-dir DIR]',
+  about: 'Lists the workspace\'s committed transactions, newest first: those of every patchd process\nsharing the state root (the daemon\'s included), up to retention.',
+  positionals: 0,
+  options: { limit: { type: 'string', short: 'n', value: 'N', help: 'at most N transactions (1 to 10000; default 50)' } },
+};
 
 export function runLog(args: readonly string[]): Promise<number> {
-  return runHistoryCommand('log', LOG_USAGE, async () => {
-    const command = parseHistoryArgs(args, { positionals: 0, flags: ['limit'] });
+  return runHistoryCommand(LOG, args, async (command) => {
     const { transactions } = await withHistoryWorkspace(command, ({ workspace }) => listTransactions(workspace, command.limit ?? 50));
     process.stdout.write(command.json ? `${JSON.stringify({ transactions }, null, 2)}\n` : renderLog(transactions, paletteFor(process.stdout)));
     return 0;

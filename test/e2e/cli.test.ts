@@ -44,8 +44,16 @@ describe('patchd: help and version', () => {
   });
 
   test('every subcommand has --help (exit 0, its options and the environment on stdout)', () => {
-    const options = { apply: ['-C, -d, --directory', '-s, --quiet, --silent', '--input', '--strip', '--reverse', '--check', '--stat', '--batch', '--socket', '--state-dir'], serve: ['--socket', '--task-timeout-ms', '--state-dir'] };
-    for (const [command, help, flags] of [['apply', '--help', options.apply], ['serve', '-h', options.serve]] as const) {
+    const history = ['-C, --directory DIR', '--json', '--state-dir', '-h, --help'];
+    const commands = [
+      ['apply', '--help', ['-C, -d, --directory', '-s, --quiet, --silent', '--input', '--strip', '--reverse', '--check', '--stat', '--batch', '--socket', '--state-dir']],
+      ['serve', '-h', ['--socket', '--task-timeout-ms', '--state-dir']],
+      ['mcp', '--help', ['--task-timeout-ms', '--state-dir']],
+      ['log', '--help', ['-n, --limit N', ...history]],
+      ['undo', '-h', ['--dry-run', ...history]],
+      ['diff', '--help', ['--since TRANSACTION_ID', ...history]],
+    ] as const;
+    for (const [command, help, flags] of commands) {
       const run = patchd([command, help]);
       assert.equal(run.code, 0, run.stderr);
       assert.match(run.stdout, new RegExp(`^usage: patchd ${command}`));
