@@ -335,8 +335,13 @@ export class Workspace {
   }
 }
 
-/** Prunes with the retention of `options`, and returns it; skipped (reported to `onError`) when it cannot be looked up. */
-async function prune({ stateDir, records }: WorkspaceContext, { retention = DEFAULT_RETENTION, onError }: WorkspaceOptions): Promise<Retention | undefined> {
+/**
+ * Prunes with the retention of `options`, and returns it; skipped (reported to `onError`) when it
+ * cannot be looked up. After the commits reported so far have their records: a small one-file
+ * commit is reported before its record is written, and a prune that did not count it would keep
+ * one transaction too many.
+ */
+async function prune({ stateDir, records, settling }: WorkspaceContext, { retention = DEFAULT_RETENTION, onError }: WorkspaceOptions): Promise<Retention | undefined> {
   let kept: Retention;
   try {
     kept = typeof retention === 'function' ? await retention() : retention;
@@ -344,6 +349,7 @@ async function prune({ stateDir, records }: WorkspaceContext, { retention = DEFA
     onError?.(error);
     return undefined;
   }
+  await settling.settled();
   await pruneHistory(stateDir, records, kept);
   return kept;
 }
