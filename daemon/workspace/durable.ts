@@ -1,6 +1,6 @@
 /** Durable writes: exclusive temp files fsynced before use, and coalesced directory fsyncs. */
 import { createHash, randomBytes } from 'node:crypto';
-import { fchmodSync, fchownSync } from 'node:fs';
+import { fchmodSync, fchownSync, lstatSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { nodeDiskCalls, SYNC_IO_MAX_BYTES, writeAll, writeAllSync, type DiskCalls } from './diskCalls.ts';
@@ -100,12 +100,26 @@ export async function removeIfPresent(file: string, disk: DiskCalls = nodeDiskCa
   }
 }
 
-/** `removeIfPresent` for a path in the tree: synchronous, like every create and removal there (see `writeDurably`). */
+/**
+ * `removeIfPresent` for a path in the tree: synchronous, like every create and removal there (see
+ * `writeDurably`). A read-only filesystem refuses the unlink of a file that is not there either
+ * (EROFS before the lookup): that is no failure.
+ */
 export function removeFromTreeIfPresent(file: string, disk: DiskCalls): void {
   try {
     disk.unlinkSync(file);
   } catch (error) {
-    if (!hasErrorCode(error, 'ENOENT', 'ENOTDIR')) throw error;
+    if (!hasErrorCode(error, 'ENOENT', 'ENOTDIR') && isPresent(file)) throw error;
+  }
+}
+
+/** Whether anything is at `path`; true when that cannot be told (a failure to remove it then stands). */
+export function isPresent(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch (error) {
+    return !hasErrorCode(error, 'ENOENT', 'ENOTDIR');
   }
 }
 

@@ -20,7 +20,7 @@ import { rmdirSync } from 'node:fs';
 import path from 'node:path';
 import type { WorkspaceContext } from './context.ts';
 import { replaceIfUnchanged } from './confirm.ts';
-import { isTempName, removeFromTreeIfPresent, restoreTempPathFor, writeDurably } from './durable.ts';
+import { isPresent, isTempName, removeFromTreeIfPresent, restoreTempPathFor, writeDurably } from './durable.ts';
 import { bytesEqual, readDiskEntry, sha256Hex, type DiskEntry, type FileOwner } from './files.ts';
 import { hasErrorCode, settleAll } from './ioErrors.ts';
 import type { Journal, JournalEntry, Redo } from './journal.ts';
@@ -207,7 +207,7 @@ async function removeCreatedDirectories(context: WorkspaceContext, directories: 
     try {
       rmdirSync(guarded.value.absolute);
     } catch (error) {
-      if (!hasErrorCode(error, 'ENOENT', 'ENOTEMPTY', 'EEXIST', 'ENOTDIR')) throw error;
+      if (!hasErrorCode(error, 'ENOENT', 'ENOTEMPTY', 'EEXIST', 'ENOTDIR') && isPresent(guarded.value.absolute)) throw error;
     }
   }
 }

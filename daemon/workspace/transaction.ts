@@ -277,7 +277,8 @@ async function abandon(context: WorkspaceContext, journal: Journal, chunks: read
     ({ conflicts } = await rollBack(context, journal));
   } catch (error) {
     await context.journals.keep(`orphan-${journalName}`, chunks).then(() => context.log.cancelled(intent)).catch(() => undefined);
-    const message = `${cause.message} Rolling back also failed (${toEngineError(error).message}); it will finish when the workspace is next opened.`;
+    const why = error instanceof CommitStepError ? error.error.message : describeFsError(error);
+    const message = `${cause.message} Rolling back also failed (${why}); it will finish when the workspace is next opened.`;
     // Not io_error: its hint promises that nothing was written.
     return engineError('rollback_incomplete', message, { path: cause.path });
   }

@@ -13,7 +13,7 @@ import { describe, test } from 'node:test';
 import { PatchClient, RpcError } from '../../client/index.ts';
 import { stateDirFor } from '../../daemon/workspace/stateDir.ts';
 import { createTempTree, type TempTree } from '../helpers/tempTree.ts';
-import { mountFullFilesystem, fullFilesystemSkip } from '../helpers/fullFilesystem.ts';
+import { mountFullFilesystem, tmpfsSkip } from '../helpers/tmpfs.ts';
 
 interface Case {
   readonly name: string;
@@ -71,7 +71,7 @@ describe('an unusable state dir', () => {
     });
   }
 
-  test('a state root on a full filesystem: ENOSPC, not "does not exist", and the root opens once there is room', { skip: fullFilesystemSkip() }, async () => {
+  test('a state root on a full filesystem: ENOSPC, not "does not exist", and the root opens once there is room', { skip: tmpfsSkip() }, async () => {
     using tree = createTempTree({ 'a.txt': 'a\n' });
     const stateRoot = join(tree.outside, 'full');
     using full = mountFullFilesystem(stateRoot, 'inodes');

@@ -1,7 +1,9 @@
 /**
- * A full disk, for real (a small tmpfs, filled): a patch it stops is rejected `io_error` saying
- * so in plain words, nothing in the tree changes and no temp is left; once there is room the
- * same patch applies. Both where the workspace is full and where only the state dir is.
+ * Filesystems that refuse, for real (a small tmpfs): on a full disk a patch is rejected
+ * `io_error` saying so in plain words, nothing in the tree changes and no temp is left, and once
+ * there is room the same patch applies — where the workspace is full and where only the state
+ * dir is. On a read-only workspace it is `permission_denied` saying so, and the rollback (of
+ * nothing) does not fail on the read-only tree: nothing was written, and nothing is left to finish.
  */
 import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
@@ -9,14 +11,14 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { PatchClient } from '../../client/index.ts';
-import { fullFilesystemSkip, mountFullFilesystem } from '../helpers/fullFilesystem.ts';
+import { mountFullFilesystem, mountReadOnlyFilesystem, tmpfsSkip } from '../helpers/tmpfs.ts';
 import { suiteClient } from '../helpers/suiteDaemon.ts';
 import { createTempTree } from '../helpers/tempTree.ts';
 
 const PATCH = '--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n hello\n-world\n+there\n';
 const NO_SPACE = /: ENOSPC \(no space left on the device\)\.$/;
 
-describe('a full disk', { skip: fullFilesystemSkip() }, () => {
+describe('a filesystem that refuses', { skip: tmpfsSkip() }, () => {
   const client = suiteClient();
 
   test('under the workspace: rejected io_error, nothing changed, no temp left; applied once there is room', async () => {
@@ -57,5 +59,20 @@ describe('a full disk', { skip: fullFilesystemSkip() }, () => {
     assert.equal(applied.status, 'applied', JSON.stringify(applied.error));
     assert.equal(tree.text('a.txt'), 'hello\nthere\n');
     assert.deepEqual((await workspace.transactions()).map((transaction) => transaction.transactionId), [applied.transactionId]);
+  });
+
+  test('a read-only workspace: permission_denied saying so, nothing written, no rollback left to finish', async () => {
+    using tree = createTempTree();
+    const root = join(tree.outside, 'read-only');
+    using _mounted = mountReadOnlyFilesystem(root, { 'a.txt': 'hello\nworld\n' });
+    await using workspace = await client().openWorkspace(root);
+    for (const patch of [PATCH, '*** Begin Patch\n*** Add File: new/dir/b.txt\n+b\n*** Update File: a.txt\n@@\n hello\n-world\n+there\n*** End Patch\n']) {
+      const rejected = await workspace.apply(patch);
+      assert.equal(rejected.status, 'rejected');
+      assert.equal(rejected.error?.code, 'permission_denied', rejected.error?.message);
+      assert.match(rejected.error?.message ?? '', /: EROFS \(read-only filesystem\)\.$/);
+    }
+    assert.deepEqual(readdirSync(root), ['a.txt']);
+    assert.equal(readFileSync(join(root, 'a.txt'), 'utf8'), 'hello\nworld\n');
   });
 });

@@ -1,7 +1,8 @@
 /**
- * A full filesystem, for real ENOSPC: a small tmpfs mounted on a directory and filled, either
- * every inode (no file or directory can be made) or every block (no byte can be written).
- * Mounting needs root on Linux, as on CI; elsewhere the tests that need it say why they skip.
+ * Filesystems that refuse for real: a small tmpfs mounted on a directory and filled, either
+ * every inode (no file or directory can be made: ENOSPC) or every block (no byte can be
+ * written: ENOSPC), or mounted read-only (EROFS). Mounting needs root on Linux, as on CI;
+ * elsewhere the tests that need it say why they skip.
  */
 import { spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
@@ -48,8 +49,21 @@ export function mountFullFilesystem(directory: string, what: 'inodes' | 'blocks'
   };
 }
 
-/** Why a full filesystem cannot be made here, or false when it can. */
-export function fullFilesystemSkip(): string | false {
+/** A tmpfs on `directory` holding `files` (name → text), then remounted read-only; unmounted on dispose. */
+export function mountReadOnlyFilesystem(directory: string, files: Readonly<Record<string, string>>): Disposable {
+  mkdirSync(directory, { recursive: true });
+  const mount = (...options: string[]) => {
+    const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', options.join(','), 'tmpfs', directory], { encoding: 'utf8' });
+    if (mounted.status !== 0) throw new Error(`mount failed: ${mounted.stderr}`);
+  };
+  mount('size=256k');
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(directory, name), text);
+  mount('remount', 'ro');
+  return { [Symbol.dispose]: () => void spawnSync('umount', ['-l', directory]) };
+}
+
+/** Why a tmpfs cannot be mounted here, or false when it can. */
+export function tmpfsSkip(): string | false {
   if (process.platform !== 'linux' || process.getuid?.() !== 0) return 'mounting a full filesystem needs root on Linux';
   using tree = createTempTree();
   const probe = join(tree.outside, 'probe');
