@@ -42,11 +42,7 @@ export function cannotRead(path: string, error: unknown): string {
 export function fsReason(error: unknown): string {
   switch (codeOf(error)) {
     case 'ENOENT': return 'it does not exist';
-    case 'EACCES':
-    case 'EPERM': return 'permission denied';
-    case 'ENOTDIR': return 'a part of the path is not a directory';
     case 'EISDIR': return 'it is a directory';
-    case 'ELOOP': return 'too many symbolic links';
     default: return plainWordsFor(error) ?? 'the filesystem refused';
   }
 }

@@ -12,8 +12,12 @@ function errorCodeOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Plain words for the codes a user can act on (a full disk, a read-only mount, a quota); others go by their code alone. */
+/** Plain words for the codes a user can act on (a full disk, a read-only mount, a quota, permissions); others go by their code alone. */
 const PLAIN_WORDS: Readonly<Record<string, string>> = {
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  ENOTDIR: 'a part of the path is not a directory',
+  ELOOP: 'too many symbolic links',
   ENOSPC: 'no space left on the device',
   EDQUOT: 'disk quota exceeded',
   EROFS: 'read-only filesystem',

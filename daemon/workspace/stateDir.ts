@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { lstat, mkdir, realpath, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { isPresent } from './durable.ts';
 import { isInside } from './guard.ts';
 import { hasErrorCode } from './ioErrors.ts';
 
@@ -89,17 +90,13 @@ async function createOwnDirectory(wanted: string): Promise<string> {
  */
 async function whyNotCreated(wanted: string, reported: unknown): Promise<unknown> {
   let missing = wanted;
-  while (path.dirname(missing) !== missing && !(await exists(path.dirname(missing)))) missing = path.dirname(missing);
+  while (path.dirname(missing) !== missing && !isPresent(path.dirname(missing))) missing = path.dirname(missing);
   try {
     await mkdir(missing, { mode: 0o700 });
   } catch (error) {
     if (!hasErrorCode(error, 'EEXIST')) return error;
   }
   return reported;
-}
-
-async function exists(directory: string): Promise<boolean> {
-  return lstat(directory).then(() => true, () => false);
 }
 
 /** A filesystem failure on the state dir, in the words of the system call (`EACCES: permission denied, mkdir '…'`). */
