@@ -16,12 +16,23 @@ export interface FullFilesystem extends Disposable {
   fill(): void;
 }
 
+/** `mount -t tmpfs -o OPTIONS tmpfs DIRECTORY` (the directory made first); the error output, or undefined once mounted. */
+function mountTmpfs(directory: string, options: string): string | undefined {
+  mkdirSync(directory, { recursive: true });
+  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', options, 'tmpfs', directory], { encoding: 'utf8' });
+  return mounted.status === 0 ? undefined : mounted.stderr.trim() || mounted.error?.message || `mount exited ${mounted.status}`;
+}
+
+function mountOrThrow(directory: string, options: string): void {
+  const failure = mountTmpfs(directory, options);
+  if (failure !== undefined) throw new Error(`mount failed: ${failure}`);
+}
+
+const unmount = (directory: string) => void spawnSync('umount', ['-l', directory]);
+
 /** Mounts a tmpfs on `directory` (created if missing) and fills its `inodes` or its `blocks`; unmounted on dispose. */
 export function mountFullFilesystem(directory: string, what: 'inodes' | 'blocks'): FullFilesystem {
-  mkdirSync(directory, { recursive: true });
-  const options = what === 'inodes' ? 'size=1m,nr_inodes=8' : 'size=256k';
-  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', options, 'tmpfs', directory], { encoding: 'utf8' });
-  if (mounted.status !== 0) throw new Error(`mount failed: ${mounted.stderr}`);
+  mountOrThrow(directory, what === 'inodes' ? 'size=1m,nr_inodes=8' : 'size=256k');
   const fillers: string[] = [];
   const fill = () => {
     try {
@@ -45,31 +56,25 @@ export function mountFullFilesystem(directory: string, what: 'inodes' | 'blocks'
   return {
     makeRoom: () => fillers.splice(0).forEach((filler) => rmSync(filler, { force: true })),
     fill,
-    [Symbol.dispose]: () => void spawnSync('umount', ['-l', directory]),
+    [Symbol.dispose]: () => unmount(directory),
   };
 }
 
 /** A tmpfs on `directory` holding `files` (name → text), then remounted read-only; unmounted on dispose. */
 export function mountReadOnlyFilesystem(directory: string, files: Readonly<Record<string, string>>): Disposable {
-  mkdirSync(directory, { recursive: true });
-  const mount = (...options: string[]) => {
-    const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', options.join(','), 'tmpfs', directory], { encoding: 'utf8' });
-    if (mounted.status !== 0) throw new Error(`mount failed: ${mounted.stderr}`);
-  };
-  mount('size=256k');
+  mountOrThrow(directory, 'size=256k');
   for (const [name, text] of Object.entries(files)) writeFileSync(join(directory, name), text);
-  mount('remount', 'ro');
-  return { [Symbol.dispose]: () => void spawnSync('umount', ['-l', directory]) };
+  mountOrThrow(directory, 'remount,ro');
+  return { [Symbol.dispose]: () => unmount(directory) };
 }
 
 /** Why a tmpfs cannot be mounted here, or false when it can. */
 export function tmpfsSkip(): string | false {
-  if (process.platform !== 'linux' || process.getuid?.() !== 0) return 'mounting a full filesystem needs root on Linux';
+  if (process.platform !== 'linux' || process.getuid?.() !== 0) return 'mounting a tmpfs needs root on Linux';
   using tree = createTempTree();
   const probe = join(tree.outside, 'probe');
-  mkdirSync(probe, { recursive: true });
-  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', probe], { encoding: 'utf8' });
-  if (mounted.status !== 0) return `this user may not mount a tmpfs here (${mounted.stderr.trim() || mounted.error?.message})`;
-  spawnSync('umount', [probe]);
+  const failure = mountTmpfs(probe, 'size=64k');
+  if (failure !== undefined) return `this user may not mount a tmpfs here (${failure})`;
+  unmount(probe);
   return false;
 }
