@@ -50,11 +50,13 @@
  * the journal bytes (`journal.ts`) and any redo section. A torn tail fails its length or crc:
  * the segment is read up to there.
  */
+import { fstatSync } from 'node:fs';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { totalBytes, writeAllSync, type DiskCalls } from './diskCalls.ts';
 import { removeIfPresent, type DirectorySyncer } from './durable.ts';
+import { hasErrorCode } from './ioErrors.ts';
 import { isAbandonedOwner, PROCESS_NONCE, type JournalStore } from './journal.ts';
 import type { RecordStore } from './records.ts';
 
@@ -62,6 +64,13 @@ import type { RecordStore } from './records.ts';
 const SEGMENT_MAX_INTENTS = 2048;
 const SEGMENT_MAX_BYTES = 32 * 1024 * 1024;
 const SEGMENT_NAME = /^(\d+)-([0-9a-f]+)-(\d+)\.log$/;
+
+/**
+ * Why frames are refused once the state dir is gone (removed by hand, or by a cleaner of temp
+ * directories): frames written to a deleted segment would reach no disk a recovery reads, so
+ * every commit is refused until the workspace is reopened, which makes the state dir anew.
+ */
+export const STATE_DIR_REMOVED = "the workspace's state directory (its commit log and undo records) was removed while the workspace was open; close and reopen the workspace";
 
 type FrameHead =
   /** `redo`: the length of the redo section (`journal.ts`) that ends the body, when there is one. */
@@ -327,6 +336,7 @@ export class CommitLog {
       if (segments.some((segment) => segment.broken)) throw new Error('EIO: an earlier write or fdatasync of this log segment failed');
       // A new segment's directory entry and its frames are made durable side by side: a frame counts once both are.
       await Promise.all(segments.flatMap((segment) => [segment.ready, this.#disk.fdatasync(segment.fd!)]));
+      if (segments.some((segment) => segment.fd !== undefined && fstatSync(segment.fd).nlink === 0)) throw new Error(STATE_DIR_REMOVED);
     } catch (error) {
       for (const segment of segments) segment.broken = true;
       const retries: Pending[] = [];
@@ -351,7 +361,7 @@ export class CommitLog {
     if (current !== undefined) this.#retire(current);
     segmentSequence += 1;
     const file = path.join(this.directory, `${process.pid}-${PROCESS_NONCE}-${segmentSequence}.log`);
-    const fd = this.#disk.openSync(file, 'a', 0o600);
+    const fd = openSegment(file, this.#disk);
     heldSegments.add(file);
     const ready = this.#syncer.sync(this.directory);
     // Awaited by each fdatasync of the segment; a segment nobody syncs must not raise an unhandled rejection.
@@ -397,6 +407,14 @@ export class CommitLog {
       await this.#syncer.sync(this.directory);
     })().catch(() => undefined).finally(() => this.#checkpoints.delete(running));
     this.#checkpoints.add(running);
+  }
+}
+
+function openSegment(file: string, disk: DiskCalls): number {
+  try {
+    return disk.openSync(file, 'a', 0o600);
+  } catch (error) {
+    throw hasErrorCode(error, 'ENOENT') ? new Error(STATE_DIR_REMOVED, { cause: error }) : error;
   }
 }
 
