@@ -67,10 +67,10 @@ const SEGMENT_NAME = /^(\d+)-([0-9a-f]+)-(\d+)\.log$/;
 
 /**
  * Why frames are refused once the state dir is gone (removed by hand, or by a cleaner of temp
- * directories): frames written to a deleted segment would reach no disk a recovery reads, so
- * every commit is refused until the workspace is reopened, which makes the state dir anew.
+ * directories): frames written to a deleted segment would reach nothing a recovery reads. The
+ * workspace then makes the state dir anew (`stateDirRemade.ts`).
  */
-export const STATE_DIR_REMOVED = "the workspace's state directory (its commit log and undo records) was removed while the workspace was open; close and reopen the workspace";
+const STATE_DIR_REMOVED = "the workspace's state directory (its commit log and undo records) was removed while the workspace was open";
 
 type FrameHead =
   /** `redo`: the length of the redo section (`journal.ts`) that ends the body, when there is one. */

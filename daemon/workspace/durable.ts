@@ -168,8 +168,12 @@ export class DirectorySyncer {
     this.#disk = disk;
   }
 
+  /** Keeps `directory` open for its fsyncs; pinned again, it is opened anew (it may have been removed and made again since). */
   async pin(directory: string): Promise<void> {
-    if (!this.#pinned.has(directory)) this.#pinned.set(directory, await this.#disk.open(directory, 'r'));
+    const handle = await this.#disk.open(directory, 'r');
+    const earlier = this.#pinned.get(directory);
+    this.#pinned.set(directory, handle);
+    await earlier?.close().catch(() => undefined);
   }
 
   sync(directory: string): Promise<void> {

@@ -8,21 +8,22 @@
 export class Settling {
   readonly #running = new Set<Promise<void>>();
   readonly #hold: (paths: readonly string[], until: Promise<void>) => void;
-  readonly #onError: (error: unknown) => void;
+  readonly #onFailure: (error: unknown) => void | Promise<void>;
 
-  constructor(hold: (paths: readonly string[], until: Promise<void>) => void, onError: (error: unknown) => void) {
+  /** `onFailure` is awaited, the paths still locked: what it repairs is in place before their next commit. */
+  constructor(hold: (paths: readonly string[], until: Promise<void>) => void, onFailure: (error: unknown) => void | Promise<void>) {
     this.#hold = hold;
-    this.#onError = onError;
+    this.#onFailure = onFailure;
   }
 
   /** `work` makes the commit of `paths` durable; it is called with their locks still held, which it keeps until it ends. */
   add(paths: readonly string[], work: Promise<void>): void {
-    const running: Promise<void> = work.catch((error: unknown) => this.#onError(error)).finally(() => this.#running.delete(running));
+    const running: Promise<void> = work.catch((error: unknown) => this.#onFailure(error)).catch(() => undefined).finally(() => this.#running.delete(running));
     this.#running.add(running);
     this.#hold(paths, running);
   }
 
-  /** Resolves once every commit reported so far is durable and recorded (or has failed to become so, reported through `onError`). */
+  /** Resolves once every commit reported so far is durable and recorded (or has failed to become so, reported through `onFailure`). */
   async settled(): Promise<void> {
     await Promise.all([...this.#running]);
   }

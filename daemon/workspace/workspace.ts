@@ -42,6 +42,7 @@ import { Pruner } from './pruner.ts';
 import { DEFAULT_RETENTION, pruneHistory, type Retention } from './retention.ts';
 import { Settling } from './settling.ts';
 import { prepareStateDir, resolveRoot, unusable } from './stateDir.ts';
+import { STATE_DIR_REMADE, StateDirRemaker } from './stateDirRemade.ts';
 import { DEFAULT_MAX_WATCHED_PATHS } from './watcher.ts';
 
 export { sha256Hex, versionFromSha256 } from './files.ts';
@@ -114,10 +115,12 @@ export class Workspace {
   /** The last record committed before this process first opened the root: where `sessionChanges()` starts by default. */
   readonly #sessionStart: string;
   readonly #pruner: Pruner;
+  readonly #remaker: StateDirRemaker;
   #closed = false;
 
   private constructor(
-    context: WorkspaceContext, locks: LockTable, recovered: readonly RecoveryReport[], sessionStart: string, options: WorkspaceOptions, retention: Retention | undefined,
+    context: WorkspaceContext, locks: LockTable, remaker: StateDirRemaker, recovered: readonly RecoveryReport[], sessionStart: string, options: WorkspaceOptions,
+    retention: Retention | undefined,
   ) {
     this.root = context.root;
     this.#locks = locks;
@@ -137,6 +140,7 @@ export class Workspace {
       onError: options.onError ?? (() => {}),
     });
     this.#pruner = new Pruner(() => prune(context, options), retention, options.onError ?? (() => {}));
+    this.#remaker = remaker;
   }
 
   /** Realpaths the root once, prepares the state dir and rolls back journals a killed daemon left. */
@@ -151,14 +155,20 @@ export class Workspace {
     await Promise.all([journals.prepare(), records.prepare(), log.prepare()]).catch((error: unknown) => Promise.reject(unusable(stateDir, error)));
     const guard = new PathGuard(realRoot, { allowGitDir: options.allowGitDir });
     const locks = new LockTable();
-    const settling = new Settling((paths, until) => locks.holdUntil(paths.map((path) => lockKey(realRoot, path)), until), options.onError ?? (() => {}));
+    const onError = options.onError ?? (() => {});
+    const remaker = new StateDirRemaker({ root: realRoot, stateDir, journals, records, log }, onError);
+    // A reported commit that could not write its record (its folder removed, say) repairs the state dir before its path's next commit.
+    const settling = new Settling((paths, until) => locks.holdUntil(paths.map((path) => lockKey(realRoot, path)), until), async (error) => {
+      onError(error);
+      await remaker.remakeIfRemoved();
+    });
     const context: WorkspaceContext = {
       root: realRoot, stateDir, guard, syncer, journals, log, records, disk, hooks: options.hooks ?? {}, settling, bootId: options.bootId === undefined ? BOOT_ID : options.bootId,
     };
     await log.recoverAbandoned(journals);
     const recovered = await recoverAbandonedJournals(context);
     const retention = await prune(context, options);
-    return new Workspace(context, locks, recovered, await sessionStartOf(context), options, retention);
+    return new Workspace(context, locks, remaker, recovered, await sessionStartOf(context), options, retention);
   }
 
   /** Guards every path, then reads each: file bytes, missing, or directory. Keys are normalised paths. */
@@ -219,7 +229,8 @@ export class Workspace {
         this.#noteCommitted(plan, outcome.committed);
         this.#pruner.committed();
       }
-      return outcome;
+      if (outcome.status === 'applied' || outcome.error.code !== 'io_error' || !(await this.#remaker.remakeIfRemoved())) return outcome;
+      return { ...outcome, error: { ...outcome.error, message: `${outcome.error.message} ${STATE_DIR_REMADE}` } };
     } finally {
       this.#inFlight.delete(running);
     }

@@ -1,50 +1,90 @@
 /**
- * The state dir removed under a live daemon (by hand, or by a cleaner of temp directories): its
- * commit log would be written to a deleted file, so a commit could be reported applied with no
- * record and nothing for recovery to read. Every commit is refused instead, saying why, with the
- * tree unchanged; a reopen of the workspace makes the state dir anew and patches apply and undo.
+ * The state dir removed under a live daemon, by hand or by a cleaner of old files in a temp dir:
+ * the commit log would be written to a deleted file, so a commit could be reported applied with
+ * no record and nothing for recovery to read. The commit that finds it gone is refused instead,
+ * saying why, with the tree unchanged; the state dir is made anew, and the next patches apply
+ * and undo without reopening the workspace (which an MCP host cannot do).
  */
 import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import { PatchClient } from '../../client/index.ts';
 import { createTempTree } from '../helpers/tempTree.ts';
 
 const change = (file: string, from: string, to: string): string => `--- a/${file}\n+++ b/${file}\n@@ -1,2 +1,2 @@\n hello\n-${from}\n+${to}\n`;
-const REMOVED = /state directory .* was removed while the workspace was open; close and reopen the workspace/;
+const REMADE = /patchd made it anew \(the undo history before now is lost\); send the patch again\.$/;
 
-test('a state dir removed while the workspace is open: every commit refused and nothing written; a reopen makes it anew', async () => {
-  using tree = createTempTree({ 'a.txt': 'hello\nworld\n', 'b.txt': 'hello\nworld\n' });
-  const stateRoot = join(tree.outside, 'state');
-  await using daemon = await PatchClient.spawn({ env: { ...process.env, PATCHD_STATE_DIR: stateRoot } });
-  const workspace = await daemon.openWorkspace(tree.root);
-  assert.equal((await workspace.apply(change('a.txt', 'world', 'there'))).status, 'applied');
+describe('a state dir removed while the workspace is open', () => {
+  test('all of it: the commit that finds it gone is refused saying so, nothing written; later commits apply, list and undo', async () => {
+    using tree = createTempTree({ 'a.txt': 'hello\nworld\n', 'b.txt': 'hello\nworld\n' });
+    const stateRoot = join(tree.outside, 'state');
+    await using daemon = await PatchClient.spawn({ env: { ...process.env, PATCHD_STATE_DIR: stateRoot } });
+    await using workspace = await daemon.openWorkspace(tree.root);
+    assert.equal((await workspace.apply(change('a.txt', 'world', 'there'))).status, 'applied');
 
-  rmSync(stateRoot, { recursive: true, force: true });
-  const refusals = [
-    await workspace.apply(change('b.txt', 'world', 'one file')),
-    await workspace.apply(change('a.txt', 'there', 'again') + change('b.txt', 'world', 'two files')),
-    await workspace.apply(change('b.txt', 'world', 'later')),
-  ];
-  for (const receipt of refusals) {
-    assert.equal(receipt.status, 'rejected');
-    assert.equal(receipt.error?.code, 'io_error');
-    assert.match(receipt.error?.message ?? '', REMOVED);
-  }
-  assert.equal(tree.text('a.txt'), 'hello\nthere\n');
-  assert.equal(tree.text('b.txt'), 'hello\nworld\n');
-  assert.deepEqual(readdirSync(tree.root).sort(), ['a.txt', 'b.txt'], 'no temp left');
-  await workspace.close();
+    rmSync(stateRoot, { recursive: true, force: true });
+    const refused = await workspace.apply(change('b.txt', 'world', 'one file'));
+    assert.equal(refused.status, 'rejected');
+    assert.equal(refused.error?.code, 'io_error');
+    assert.match(refused.error?.message ?? '', /state directory .* was removed while the workspace was open/);
+    assert.match(refused.error?.message ?? '', REMADE);
+    assert.equal(tree.text('b.txt'), 'hello\nworld\n');
+    assert.deepEqual(readdirSync(tree.root).sort(), ['a.txt', 'b.txt'], 'no temp left');
 
-  const reopened = await daemon.openWorkspace(tree.root);
-  const applied = await reopened.apply(change('b.txt', 'world', 'after reopen'));
-  assert.equal(applied.status, 'applied', JSON.stringify(applied.error));
-  assert.ok(existsSync(stateRoot), 'the state dir is made anew');
-  const [latest] = await reopened.transactions();
-  assert.equal(latest?.transactionId, applied.transactionId);
-  assert.equal((await reopened.undo(applied.transactionId!)).status, 'applied');
-  assert.equal(tree.text('b.txt'), 'hello\nworld\n');
-  await reopened.close();
+    const one = await workspace.apply(change('b.txt', 'world', 'one file'));
+    assert.equal(one.status, 'applied', JSON.stringify(one.error));
+    const two = await workspace.apply(change('a.txt', 'there', 'again') + change('b.txt', 'one file', 'two files'));
+    assert.equal(two.status, 'applied', JSON.stringify(two.error));
+    assert.deepEqual((await workspace.transactions()).map((entry) => entry.transactionId), [two.transactionId, one.transactionId]);
+    assert.equal((await workspace.undo(two.transactionId)).status, 'applied');
+    assert.equal(tree.text('a.txt'), 'hello\nthere\n');
+    assert.equal(tree.text('b.txt'), 'hello\none file\n');
+  });
+
+  test('its history only (a cleaner took the old records and their folder): the commit that needs it is refused, the next applies', async () => {
+    using tree = createTempTree({ 'a.txt': 'hello\nworld\n', 'b.txt': 'hello\nworld\n' });
+    const stateRoot = join(tree.outside, 'state');
+    await using daemon = await PatchClient.spawn({ env: { ...process.env, PATCHD_STATE_DIR: stateRoot } });
+    await using workspace = await daemon.openWorkspace(tree.root);
+    assert.equal((await workspace.apply(change('a.txt', 'world', 'there'))).status, 'applied');
+    const [stateDir] = readdirSync(stateRoot);
+    rmSync(join(stateRoot, stateDir!, 'history'), { recursive: true, force: true });
+
+    // Two files: the record is written before the report, so its failure rolls the commit back.
+    const both = change('a.txt', 'there', 'again') + change('b.txt', 'world', 'again');
+    const refused = await workspace.apply(both);
+    assert.equal(refused.status, 'rejected');
+    assert.equal(refused.error?.code, 'io_error');
+    assert.match(refused.error?.message ?? '', REMADE);
+    assert.equal(tree.text('a.txt'), 'hello\nthere\n');
+    assert.equal(tree.text('b.txt'), 'hello\nworld\n');
+
+    const applied = await workspace.apply(both);
+    assert.equal(applied.status, 'applied', JSON.stringify(applied.error));
+    assert.equal((await workspace.transactions())[0]?.transactionId, applied.transactionId);
+    assert.equal((await workspace.undo(applied.transactionId)).status, 'applied');
+    assert.equal(tree.text('b.txt'), 'hello\nworld\n');
+  });
+
+  test('its history only, found by a one-file commit after its report: that commit stands, and the folder is back before the next', async () => {
+    using tree = createTempTree({ 'a.txt': 'hello\nworld\n', 'b.txt': 'hello\nworld\n' });
+    const stateRoot = join(tree.outside, 'state');
+    await using daemon = await PatchClient.spawn({ env: { ...process.env, PATCHD_STATE_DIR: stateRoot } });
+    await using workspace = await daemon.openWorkspace(tree.root);
+    assert.equal((await workspace.apply(change('a.txt', 'world', 'there'))).status, 'applied');
+    const [stateDir] = readdirSync(stateRoot);
+    rmSync(join(stateRoot, stateDir!, 'history'), { recursive: true, force: true });
+
+    // Reported before its record is written (see transaction.ts): the record fails after the report.
+    assert.equal((await workspace.apply(change('b.txt', 'world', 'reported'))).status, 'applied');
+    assert.equal(tree.text('b.txt'), 'hello\nreported\n');
+    await workspace.transactions();
+    const applied = await workspace.apply(change('a.txt', 'there', 'again') + change('b.txt', 'reported', 'again'));
+    assert.equal(applied.status, 'applied', JSON.stringify(applied.error));
+    assert.equal((await workspace.transactions())[0]?.transactionId, applied.transactionId);
+    assert.equal((await workspace.undo(applied.transactionId)).status, 'applied');
+    assert.equal(tree.text('a.txt'), 'hello\nthere\n');
+  });
 });
