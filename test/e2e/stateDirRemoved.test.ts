@@ -16,15 +16,28 @@ import { createTempTree } from '../helpers/tempTree.ts';
 const change = (file: string, from: string, to: string): string => `--- a/${file}\n+++ b/${file}\n@@ -1,2 +1,2 @@\n hello\n-${from}\n+${to}\n`;
 const REMADE = /patchd made it anew \(the undo history before now is lost\); send the patch again\.$/;
 
+/** A daemon with a workspace of a.txt and b.txt open, a.txt patched once (so its state dir holds a record). */
+async function openedAndPatched() {
+  const tree = createTempTree({ 'a.txt': 'hello\nworld\n', 'b.txt': 'hello\nworld\n' });
+  const stateRoot = join(tree.outside, 'state');
+  const daemon = await PatchClient.spawn({ env: { ...process.env, PATCHD_STATE_DIR: stateRoot } });
+  const workspace = await daemon.openWorkspace(tree.root);
+  assert.equal((await workspace.apply(change('a.txt', 'world', 'there'))).status, 'applied');
+  return {
+    tree, workspace, stateRoot,
+    removeHistory: () => rmSync(join(stateRoot, readdirSync(stateRoot)[0]!, 'history'), { recursive: true, force: true }),
+    async [Symbol.asyncDispose]() {
+      await daemon[Symbol.asyncDispose]();
+      tree[Symbol.dispose]();
+    },
+  };
+}
+
 describe('a state dir removed while the workspace is open', () => {
   test('all of it: the commit that finds it gone is refused saying so, nothing written; later commits apply, list and undo', async () => {
-    using tree = createTempTree({ 'a.txt': 'hello\nworld\n', 'b.txt': 'hello\nworld\n' });
-    const stateRoot = join(tree.outside, 'state');
-    await using daemon = await PatchClient.spawn({ env: { ...process.env, PATCHD_STATE_DIR: stateRoot } });
-    await using workspace = await daemon.openWorkspace(tree.root);
-    assert.equal((await workspace.apply(change('a.txt', 'world', 'there'))).status, 'applied');
-
-    rmSync(stateRoot, { recursive: true, force: true });
+    await using opened = await openedAndPatched();
+    const { tree, workspace } = opened;
+    rmSync(opened.stateRoot, { recursive: true, force: true });
     const refused = await workspace.apply(change('b.txt', 'world', 'one file'));
     assert.equal(refused.status, 'rejected');
     assert.equal(refused.error?.code, 'io_error');
@@ -44,13 +57,9 @@ describe('a state dir removed while the workspace is open', () => {
   });
 
   test('its history only (a cleaner took the old records and their folder): the commit that needs it is refused, the next applies', async () => {
-    using tree = createTempTree({ 'a.txt': 'hello\nworld\n', 'b.txt': 'hello\nworld\n' });
-    const stateRoot = join(tree.outside, 'state');
-    await using daemon = await PatchClient.spawn({ env: { ...process.env, PATCHD_STATE_DIR: stateRoot } });
-    await using workspace = await daemon.openWorkspace(tree.root);
-    assert.equal((await workspace.apply(change('a.txt', 'world', 'there'))).status, 'applied');
-    const [stateDir] = readdirSync(stateRoot);
-    rmSync(join(stateRoot, stateDir!, 'history'), { recursive: true, force: true });
+    await using opened = await openedAndPatched();
+    const { tree, workspace } = opened;
+    opened.removeHistory();
 
     // Two files: the record is written before the report, so its failure rolls the commit back.
     const both = change('a.txt', 'there', 'again') + change('b.txt', 'world', 'again');
@@ -69,13 +78,9 @@ describe('a state dir removed while the workspace is open', () => {
   });
 
   test('its history only, found by a one-file commit after its report: that commit stands, and the folder is back before the next', async () => {
-    using tree = createTempTree({ 'a.txt': 'hello\nworld\n', 'b.txt': 'hello\nworld\n' });
-    const stateRoot = join(tree.outside, 'state');
-    await using daemon = await PatchClient.spawn({ env: { ...process.env, PATCHD_STATE_DIR: stateRoot } });
-    await using workspace = await daemon.openWorkspace(tree.root);
-    assert.equal((await workspace.apply(change('a.txt', 'world', 'there'))).status, 'applied');
-    const [stateDir] = readdirSync(stateRoot);
-    rmSync(join(stateRoot, stateDir!, 'history'), { recursive: true, force: true });
+    await using opened = await openedAndPatched();
+    const { tree, workspace } = opened;
+    opened.removeHistory();
 
     // Reported before its record is written (see transaction.ts): the record fails after the report.
     assert.equal((await workspace.apply(change('b.txt', 'world', 'reported'))).status, 'applied');
