@@ -9,7 +9,7 @@ import type { WorkspaceContext } from './context.ts';
 import { isPresent } from './durable.ts';
 import { prepareStateDir, StateDirError } from './stateDir.ts';
 
-export const STATE_DIR_REMADE = 'patchd made it anew (the undo history before now is lost); send the patch again.';
+export const STATE_DIR_REMADE = "patchd made the workspace's state directory anew (the undo history before now is lost); send the patch again.";
 
 type StateParts = Pick<WorkspaceContext, 'root' | 'stateDir' | 'journals' | 'records' | 'log'>;
 

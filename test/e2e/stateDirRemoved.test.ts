@@ -14,7 +14,7 @@ import { PatchClient } from '../../client/index.ts';
 import { createTempTree } from '../helpers/tempTree.ts';
 
 const change = (file: string, from: string, to: string): string => `--- a/${file}\n+++ b/${file}\n@@ -1,2 +1,2 @@\n hello\n-${from}\n+${to}\n`;
-const REMADE = /patchd made it anew \(the undo history before now is lost\); send the patch again\.$/;
+const REMADE = /patchd made the workspace's state directory anew \(the undo history before now is lost\); send the patch again\.$/;
 
 /** A daemon with a workspace of a.txt and b.txt open, a.txt patched once (so its state dir holds a record). */
 async function openedAndPatched() {
