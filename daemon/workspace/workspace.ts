@@ -15,7 +15,7 @@
  */
 import { lstatSync, realpathSync } from 'node:fs';
 import nodePath from 'node:path';
-import { engineError } from '../engine/errors.ts';
+import { engineError, type EngineError } from '../engine/errors.ts';
 import { normalizePatchPath } from '../engine/paths.ts';
 import { fail, ok, type FileSnapshot, type Plan, type Result } from '../engine/types.ts';
 import { BOOT_ID } from './boot.ts';
@@ -25,8 +25,8 @@ import { commitPlan, type CommitOptions, type CommitOutcome } from './commit.ts'
 import { CommitLog } from './commitLog.ts';
 import type { CommitHooks, WorkspaceContext } from './context.ts';
 import { nodeDiskCalls, type DiskCalls } from './diskCalls.ts';
-import { DirectorySyncer } from './durable.ts';
-import { decodeUtf8Text, readGuardedEntries, sha256Hex, toSnapshot, versionFromSha256, type DiskEntry } from './files.ts';
+import { DirectorySyncer, isPresent } from './durable.ts';
+import { decodeUtf8Text, readGuardedEntries, sha256Hex, toSnapshot, versionFromSha256, type DiskEntry, type GuardedEntries } from './files.ts';
 import {
   keyOf, latestKey, listTransactions, loadWindow, netChanges, recordsOf, windowStart, type NetChange, type PathState, type TransactionEntry,
 } from './history.ts';
@@ -176,6 +176,8 @@ export class Workspace {
     this.#refuseIfClosed();
     const entries = await this.#reader.read(paths, options);
     if (!entries.ok) return entries;
+    const gone = this.#rootGoneIfMissing(entries.value);
+    if (gone !== undefined) return fail(gone);
     const snapshots = new Map<string, FileSnapshot>();
     for (const [path, { entry }] of entries.value) {
       this.#noteRead(path, entry, options.locked === true);
@@ -195,6 +197,8 @@ export class Workspace {
     this.#refuseIfClosed();
     const entries = await this.#reader.read([path]);
     if (!entries.ok) return entries;
+    const gone = this.#rootGoneIfMissing(entries.value);
+    if (gone !== undefined) return fail(gone);
     const [found] = entries.value;
     if (found === undefined) return fail(engineError('not_found', `${path} does not exist.`, { path }));
     const [relative, { entry }] = found;
@@ -276,6 +280,8 @@ export class Workspace {
     const start = windowStart(records);
     const entries = await readGuardedEntries(this.#context.guard, [...start.initial.keys()]);
     if (!entries.ok) return entries;
+    const gone = this.#rootGoneIfMissing(entries.value);
+    if (gone !== undefined) return fail(gone);
     const current = new Map<string, PathState>();
     for (const [path, { entry }] of entries.value) current.set(path, entry.kind === 'file' ? { bytes: entry.bytes, owner: entry.owner } : null);
     return ok(netChanges(start, current));
@@ -326,6 +332,17 @@ export class Workspace {
 
   #refuseIfClosed(): void {
     if (this.#closed) throw new WorkspaceClosedError();
+  }
+
+  /**
+   * A path read as missing may be missing because the root itself was removed or moved while
+   * open; "x does not exist", with a hint to add it, would then send the caller the wrong way.
+   */
+  #rootGoneIfMissing(entries: GuardedEntries): EngineError | undefined {
+    const anyMissing = [...entries.values()].some(({ entry }) => entry.kind === 'missing');
+    if (!anyMissing || isPresent(this.root)) return undefined;
+    const message = `The workspace root ${this.root} no longer exists (removed or moved while the workspace was open); nothing was written.`;
+    return { ...engineError('not_found', message), hint: 'Open the workspace again where its root is now (workspace/open); this one cannot read or write any file.' };
   }
 
   #noteRead(path: string, entry: DiskEntry, locked: boolean): void {
