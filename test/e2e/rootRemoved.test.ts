@@ -28,6 +28,7 @@ describe('a workspace root removed or moved while open', () => {
     await using daemon = await PatchClient.spawn({ env: { ...process.env, PATCHD_STATE_DIR: join(tree.outside, 'state') } });
     const workspace = await daemon.openWorkspace(tree.root);
     assert.equal((await workspace.apply(update)).status, 'applied');
+    await workspace.transactions(); // waits for that commit to settle (its fsyncs follow its report)
     rmSync(tree.root, { recursive: true });
 
     for (const patch of [update.replace('world', 'there').replace('+there', '+again'), add]) {

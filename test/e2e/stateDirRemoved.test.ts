@@ -23,6 +23,8 @@ async function openedAndPatched() {
   const daemon = await PatchClient.spawn({ env: { ...process.env, PATCHD_STATE_DIR: stateRoot } });
   const workspace = await daemon.openWorkspace(tree.root);
   assert.equal((await workspace.apply(change('a.txt', 'world', 'there'))).status, 'applied');
+  // The list waits for the commit's record, written after its report: the removals below must come after it.
+  assert.equal((await workspace.transactions()).length, 1);
   return {
     tree, workspace, stateRoot,
     removeHistory: () => rmSync(join(stateRoot, readdirSync(stateRoot)[0]!, 'history'), { recursive: true, force: true }),
