@@ -4,9 +4,14 @@
  * the file and its directory afterwards (`transaction.ts`). Until that ends its paths stay
  * locked — the next commit of the path, or the re-check of a watch, waits — so the log never
  * holds two unsettled commits of one file; closing the workspace waits for all of it.
+ *
+ * A settle whose only failure was its record (no space, say) is tried again later: after the
+ * next settle that succeeds, and before every history query and the close. Its paths are not
+ * held meanwhile: recovery tells such a commit from a later one of the same file.
  */
 export class Settling {
   readonly #running = new Set<Promise<void>>();
+  readonly #retries = new Set<() => Promise<void>>();
   readonly #hold: (paths: readonly string[], until: Promise<void>) => void;
   readonly #onFailure: (error: unknown) => void | Promise<void>;
 
@@ -18,18 +23,42 @@ export class Settling {
 
   /** `work` makes the commit of `paths` durable; it is called with their locks still held, which it keeps until it ends. */
   add(paths: readonly string[], work: Promise<void>): void {
-    const running: Promise<void> = work.catch((error: unknown) => this.#onFailure(error)).catch(() => undefined).finally(() => this.#running.delete(running));
+    const running: Promise<void> = work.then(() => this.#retryPending(), (error: unknown) => {
+      if (error instanceof RetryLater) this.#retries.add(error.retry);
+      return this.#onFailure(error);
+    }).catch(() => undefined).finally(() => this.#running.delete(running));
     this.#running.add(running);
     this.#hold(paths, running);
   }
 
-  /** Resolves once every commit reported so far is durable and recorded (or has failed to become so, reported through `onFailure`). */
+  /**
+   * Resolves once every commit reported so far is durable and recorded, or has failed to become
+   * so (reported through `onFailure`; a record that still cannot be written stays to retry).
+   */
   async settled(): Promise<void> {
     await Promise.all([...this.#running]);
+    await this.#retryPending();
   }
 
-  /** Resolves once nothing is left to settle, later commits included. */
+  /** Resolves once nothing is left to settle, later commits included; a record that still cannot be written is left to the next open. */
   async drain(): Promise<void> {
     while (this.#running.size > 0) await Promise.all([...this.#running]);
+    await this.#retryPending();
+  }
+
+  /** Each retry is taken out while it runs, so concurrent passes never run one twice; one that fails again goes back. */
+  async #retryPending(): Promise<void> {
+    const retries = [...this.#retries];
+    this.#retries.clear();
+    await Promise.all(retries.map((retry) => retry().catch(() => this.#retries.add(retry))));
+  }
+}
+
+/** Thrown by a settle that can be finished later (`retry`), its commit standing meanwhile. */
+export class RetryLater extends Error {
+  override name = 'RetryLater';
+
+  constructor(message: string, readonly retry: () => Promise<void>) {
+    super(message);
   }
 }

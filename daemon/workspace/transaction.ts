@@ -31,6 +31,7 @@ import { encodeJournal, encodeRedo, PROCESS_NONCE, type Journal, type JournalEnt
 import { mapLimited } from './limited.ts';
 import type { RecordMeta } from './records.ts';
 import { rollBack } from './recovery.ts';
+import { RetryLater } from './settling.ts';
 import { recreateParents } from './tidy.ts';
 import { moveToTrash, prepareTrashSlot } from './trash.ts';
 
@@ -117,19 +118,28 @@ function reportsBeforeSync(steps: readonly Step[], directories: readonly string[
  * After the report of a commit whose post-image is in the log: writes its record while the
  * renamed file and its directory are fsynced, then logs it done (history queries wait for this:
  * `Workspace.settled`). A failure leaves the intent unsettled, for recovery to finish from the
- * log when the workspace is next opened (the commit is not undone: it was reported).
+ * log when the workspace is next opened (the commit is not undone: it was reported) — unless
+ * only the record failed (no space, its folder removed): that is tried again while the
+ * workspace stays open (`RetryLater`), since a host that never reopens would never see it.
  */
 async function settle(
   context: WorkspaceContext, steps: readonly Step[], created: readonly string[], unsynced: readonly number[], intent: Intent, chunks: readonly Uint8Array[],
 ): Promise<void> {
-  try {
-    const synced = settleAll(unsynced.map((fd) => context.disk.fsync(fd))).finally(() => unsynced.forEach((fd) => context.disk.closeSync(fd)));
-    await settleAll([writeRecord(context, intent, chunks), synced.then(() => syncParents(context, steps, created))]);
-    await finish(context, intent, 'written');
-  } catch (error) {
-    const why = toEngineError(error).message;
-    throw new Error(`${steps.map((step) => step.path).join(', ')} was reported applied but is not durable yet (${why}); the next open of the workspace finishes it from the commit log.`);
+  const paths = steps.map((step) => step.path).join(', ');
+  const notDurable = (error: unknown): Error => new Error(`${paths} was reported applied but is not durable yet (${toEngineError(error).message}); the next open of the workspace finishes it from the commit log.`);
+  const syncing = settleAll(unsynced.map((fd) => context.disk.fsync(fd))).finally(() => unsynced.forEach((fd) => context.disk.closeSync(fd)));
+  const [synced, recorded] = await Promise.allSettled([syncing.then(() => syncParents(context, steps, created)), writeRecord(context, intent, chunks)]);
+  if (synced.status === 'rejected') throw notDurable(synced.reason);
+  if (recorded.status === 'rejected') {
+    const message = `${paths} was reported applied but its undo record could not be written (${toEngineError(recorded.reason).message}); it is written once it can be, while the workspace is open, or by its next open from the commit log.`;
+    throw new RetryLater(message, async () => {
+      await writeRecord(context, intent, chunks);
+      await finish(context, intent, 'written');
+    });
   }
+  await finish(context, intent, 'written').catch((error: unknown) => {
+    throw notDurable(error);
+  });
 }
 
 function journalEntryOf(step: Step): JournalEntryInput {

@@ -79,15 +79,16 @@ describe('a state dir removed while the workspace is open', () => {
     assert.equal(tree.text('b.txt'), 'hello\nworld\n');
   });
 
-  test('its history only, found by a one-file commit after its report: that commit stands, and the folder is back before the next', async () => {
+  test('its history only, found by a one-file commit after its report: that commit stands, and the folder is back, with its record, before the next', async () => {
     await using opened = await openedAndPatched();
     const { tree, workspace } = opened;
     opened.removeHistory();
 
     // Reported before its record is written (see transaction.ts): the record fails after the report.
-    assert.equal((await workspace.apply(change('b.txt', 'world', 'reported'))).status, 'applied');
+    const reported = await workspace.apply(change('b.txt', 'world', 'reported'));
+    assert.equal(reported.status, 'applied');
     assert.equal(tree.text('b.txt'), 'hello\nreported\n');
-    await workspace.transactions();
+    assert.deepEqual((await workspace.transactions()).map((entry) => entry.transactionId), [reported.transactionId], 'its record written into the folder made anew');
     const applied = await workspace.apply(change('a.txt', 'there', 'again') + change('b.txt', 'reported', 'again'));
     assert.equal(applied.status, 'applied', JSON.stringify(applied.error));
     assert.equal((await workspace.transactions())[0]?.transactionId, applied.transactionId);

@@ -89,8 +89,11 @@ export async function snapshotAndCommit(workspace: Workspace, plan: Plan, atomic
   return workspace.commit(plan, { atomic, snapshots: snapshots.value });
 }
 
-/** Disk calls on which every undo record write fails partway: its first bytes land under the record's own name, then EIO. */
-export function diskRefusingRecords(): DiskCalls {
+/**
+ * Disk calls on which every undo record write fails partway (its first bytes land under the
+ * record's own name, then EIO) — while `refusing()` says so: always, unless given.
+ */
+export function diskRefusingRecords(refusing: () => boolean = () => true): DiskCalls {
   const records = new Set<number>();
   const refuse = (fd: number, chunks: readonly Uint8Array[]): never => {
     records.delete(fd);
@@ -101,7 +104,7 @@ export function diskRefusingRecords(): DiskCalls {
     ...nodeDiskCalls,
     openSync: (file, flags, mode) => {
       const fd = nodeDiskCalls.openSync(file, flags, mode);
-      if (file.endsWith('.record') && flags === 'w') records.add(fd);
+      if (file.endsWith('.record') && flags === 'w' && refusing()) records.add(fd);
       return fd;
     },
     writevSync: (fd, chunks) => (records.has(fd) ? refuse(fd, chunks) : nodeDiskCalls.writevSync(fd, chunks)),
