@@ -157,7 +157,7 @@ export class JournalStore {
   /**
    * Writes a journal file `name` durably (replacing one of that name): a commit the log hands
    * over for recovery, or one kept aside. Names are `<pid>-<nonce>-….journal` (recovered once
-   * that process is gone), `orphan-….journal` (by the next open) or `….journal.conflict` (kept).
+   * that process is gone), `orphan-….journal` (by the next open) or `….journal.conflict` (kept for the age retention keeps).
    */
   async keep(name: string, chunks: readonly Uint8Array[]): Promise<void> {
     const file = path.join(this.directory, name);

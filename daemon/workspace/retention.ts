@@ -1,7 +1,8 @@
 /**
  * Retention: undo records and trash are kept for the last `maxTransactions` transactions and
- * for `maxAgeMs`; past either, a transaction's records and trash folder are removed. Pruning
- * reads and deletes only inside the state dir — never the tree.
+ * for `maxAgeMs`; past either, a transaction's records and trash folder are removed. Journals
+ * recovery set aside (`journal/*.conflict`) go once older than `maxAgeMs`. Pruning reads and
+ * deletes only inside the state dir — never the tree.
  *
  * Every process using a state root — daemons, `patchd mcp`, one-shot commands — prunes with the
  * retention recorded in it (`retention.json`), which `patchd serve --retain` sets: otherwise a
@@ -29,6 +30,7 @@ const IN_FLIGHT_GRACE_MS = 3_600_000;
 export interface PruneReport {
   readonly transactions: number;
   readonly trashFolders: number;
+  readonly conflictJournals: number;
 }
 
 /**
@@ -52,7 +54,22 @@ export async function pruneHistory(stateDir: string, records: RecordStore, reten
   if (expired[0] !== undefined) await records.notePruned(expired[0].key);
   for (let start = 0; start < expired.length; start += REMOVE_BATCH) await Promise.all(expired.slice(start, start + REMOVE_BATCH).map((name) => records.remove(name)));
   const trashFolders = await pruneTrash(stateDir, kept, new Set(expired.map((name) => name.transactionId)), now);
-  return { transactions: byTransaction.size - kept.size, trashFolders };
+  const conflictJournals = await pruneConflictJournals(path.join(stateDir, 'journal'), retention.maxAgeMs, now);
+  return { transactions: byTransaction.size - kept.size, trashFolders, conflictJournals };
+}
+
+/** Removes the journals set aside with a conflict (`journal.ts`) once older than `maxAgeMs`: like trash, they hold old pre-images. */
+async function pruneConflictJournals(directory: string, maxAgeMs: number, now: number): Promise<number> {
+  const names = await readdir(directory).catch(() => []);
+  let removed = 0;
+  for (const name of names.filter((candidate) => candidate.endsWith('.conflict'))) {
+    const file = path.join(directory, name);
+    const stats = await stat(file).catch(() => undefined);
+    if (stats === undefined || now - stats.mtimeMs <= maxAgeMs) continue;
+    await rm(file, { force: true });
+    removed += 1;
+  }
+  return removed;
 }
 
 /**

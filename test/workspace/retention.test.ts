@@ -1,6 +1,6 @@
 /** Retention: records and trash past the last N transactions or past the age limit go; the tree is never touched. */
 import assert from 'node:assert/strict';
-import { mkdir, readdir } from 'node:fs/promises';
+import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'node:test';
 import { parseRetention } from '../../daemon/workspace/retention.ts';
@@ -91,6 +91,20 @@ test('a session diff whose first transactions retention removed is refused, not 
     const retained = await workspace.sessionChanges(null);
     assert.ok(retained?.ok === true);
     assert.equal(Buffer.from(retained.value[0]!.before!.bytes).toString(), 'a1\n', 'every retained transaction: from the oldest one kept');
+    await workspace.close();
+  });
+});
+
+test('a journal kept aside with a conflict goes once older than the age kept; a younger one stays', async () => {
+  await withSandbox({ 'a.txt': 'a\n' }, async (sandbox) => {
+    const journal = path.join(sandbox.state, 'journal');
+    await mkdir(journal, { recursive: true });
+    const old = path.join(journal, '1-old.journal.conflict');
+    await writeFile(old, 'pre-images');
+    await utimes(old, new Date(Date.now() - 2 * 3_600_000), new Date(Date.now() - 2 * 3_600_000));
+    await writeFile(path.join(journal, '2-new.journal.conflict'), 'pre-images');
+    const workspace = await sandbox.open({ retention: { maxTransactions: 1000, maxAgeMs: 3_600_000 } });
+    assert.deepEqual(await readdir(journal), ['2-new.journal.conflict']);
     await workspace.close();
   });
 });
