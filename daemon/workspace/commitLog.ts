@@ -55,7 +55,7 @@ import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { totalBytes, writeAllSync, type DiskCalls } from './diskCalls.ts';
-import { removeIfPresent, type DirectorySyncer } from './durable.ts';
+import { isPresent, removeIfPresent, type DirectorySyncer } from './durable.ts';
 import { hasErrorCode } from './ioErrors.ts';
 import { isAbandonedOwner, PROCESS_NONCE, type JournalStore } from './journal.ts';
 import type { RecordStore } from './records.ts';
@@ -68,9 +68,11 @@ const SEGMENT_NAME = /^(\d+)-([0-9a-f]+)-(\d+)\.log$/;
 /**
  * Why frames are refused once the state dir is gone (removed by hand, or by a cleaner of temp
  * directories): frames written to a deleted segment would reach nothing a recovery reads. The
- * workspace then makes the state dir anew (`stateDirRemade.ts`).
+ * workspace then makes the state dir anew (`stateDirRemade.ts`). A segment removed alone is
+ * only replaced: the next frame opens a new one.
  */
 const STATE_DIR_REMOVED = "the workspace's state directory (its commit log and undo records) was removed while the workspace was open";
+const segmentRemoved = (file: string): string => `the workspace's commit log segment ${file} was removed while the workspace was open; the next commit writes a new one`;
 
 type FrameHead =
   /** `redo`: the length of the redo section (`journal.ts`) that ends the body, when there is one. */
@@ -336,7 +338,8 @@ export class CommitLog {
       if (segments.some((segment) => segment.broken)) throw new Error('EIO: an earlier write or fdatasync of this log segment failed');
       // A new segment's directory entry and its frames are made durable side by side: a frame counts once both are.
       await Promise.all(segments.flatMap((segment) => [segment.ready, this.#disk.fdatasync(segment.fd!)]));
-      if (segments.some((segment) => segment.fd !== undefined && fstatSync(segment.fd).nlink === 0)) throw new Error(STATE_DIR_REMOVED);
+      const removed = segments.find((segment) => segment.fd !== undefined && fstatSync(segment.fd).nlink === 0);
+      if (removed !== undefined) throw new Error(isPresent(this.directory) ? segmentRemoved(removed.file) : STATE_DIR_REMOVED);
     } catch (error) {
       for (const segment of segments) segment.broken = true;
       const retries: Pending[] = [];

@@ -3,7 +3,8 @@
  * the commit log would be written to a deleted file, so a commit could be reported applied with
  * no record and nothing for recovery to read. The commit that finds it gone is refused instead,
  * saying why, with the tree unchanged; the state dir is made anew, and the next patches apply
- * and undo without reopening the workspace (which an MCP host cannot do).
+ * and undo without reopening the workspace (which an MCP host cannot do). A log segment removed
+ * alone is said to be that, and only replaced.
  */
 import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
@@ -28,6 +29,10 @@ async function openedAndPatched() {
   return {
     tree, workspace, stateRoot,
     removeHistory: () => rmSync(join(stateRoot, readdirSync(stateRoot)[0]!, 'history'), { recursive: true, force: true }),
+    removeLogSegments: () => {
+      const log = join(stateRoot, readdirSync(stateRoot)[0]!, 'log');
+      for (const segment of readdirSync(log)) rmSync(join(log, segment));
+    },
     async [Symbol.asyncDispose]() {
       await daemon[Symbol.asyncDispose]();
       tree[Symbol.dispose]();
@@ -94,5 +99,23 @@ describe('a state dir removed while the workspace is open', () => {
     assert.equal((await workspace.transactions())[0]?.transactionId, applied.transactionId);
     assert.equal((await workspace.undo(applied.transactionId)).status, 'applied');
     assert.equal(tree.text('a.txt'), 'hello\nthere\n');
+  });
+
+  test('its log segment only: the commit that finds it gone is refused naming it, with no remake; the next writes a new segment and applies', async () => {
+    await using opened = await openedAndPatched();
+    const { tree, workspace } = opened;
+    opened.removeLogSegments();
+    const refused = await workspace.apply(change('b.txt', 'world', 'again'));
+    assert.equal(refused.status, 'rejected');
+    assert.equal(refused.error?.code, 'io_error');
+    assert.match(refused.error?.message ?? '', /commit log segment .*\.log was removed while the workspace was open; the next commit writes a new one/);
+    assert.doesNotMatch(refused.error?.message ?? '', REMADE);
+    assert.equal(tree.text('b.txt'), 'hello\nworld\n');
+
+    const applied = await workspace.apply(change('b.txt', 'world', 'again'));
+    assert.equal(applied.status, 'applied', JSON.stringify(applied.error));
+    const [first] = (await workspace.transactions()).slice(-1);
+    assert.equal((await workspace.undo(first!.transactionId)).status, 'applied', 'the history before the removal is kept');
+    assert.equal(tree.text('a.txt'), 'hello\nworld\n');
   });
 });
