@@ -104,13 +104,18 @@ export class RecordStore {
    * journal (a loop device) as without one; sequential commits no slower.
    */
   async write(name: string, chunks: readonly Uint8Array[]): Promise<void> {
-    const fd = this.#disk.openSync(path.join(this.directory, name), 'w', 0o600);
+    const file = path.join(this.directory, name);
+    const fd = this.#disk.openSync(file, 'w', 0o600);
     try {
       if (totalBytes(chunks) <= SYNC_IO_MAX_BYTES) writeAllSync(this.#disk, fd, chunks);
       else await writeAll(this.#disk, fd, chunks);
-    } finally {
+    } catch (error) {
+      // A torn record would be listed (its header may be whole) yet could not be undone.
       this.#disk.closeSync(fd);
+      await removeIfPresent(file, this.#disk).catch(() => undefined);
+      throw error;
     }
+    this.#disk.closeSync(fd);
   }
 
   /** Writes `bytes` as record `name` durably, unless it already holds them (recovery re-creating a record a power loss dropped). */

@@ -12,6 +12,7 @@
 export class Settling {
   readonly #running = new Set<Promise<void>>();
   readonly #retries = new Set<() => Promise<void>>();
+  readonly #retriesRunning = new Set<() => Promise<void>>();
   readonly #hold: (paths: readonly string[], until: Promise<void>) => void;
   readonly #onFailure: (error: unknown) => void | Promise<void>;
 
@@ -31,6 +32,11 @@ export class Settling {
     this.#hold(paths, running);
   }
 
+  /** How many reported commits wait for their record to be written (see `RetryLater`). */
+  get retrying(): number {
+    return this.#retries.size;
+  }
+
   /**
    * Resolves once every commit reported so far is durable and recorded, or has failed to become
    * so (reported through `onFailure`; a record that still cannot be written stays to retry).
@@ -46,11 +52,20 @@ export class Settling {
     await this.#retryPending();
   }
 
-  /** Each retry is taken out while it runs, so concurrent passes never run one twice; one that fails again goes back. */
+  /** A retry already running (in a concurrent pass) is not started twice; one that fails stays for the next pass. */
   async #retryPending(): Promise<void> {
-    const retries = [...this.#retries];
-    this.#retries.clear();
-    await Promise.all(retries.map((retry) => retry().catch(() => this.#retries.add(retry))));
+    const idle = [...this.#retries].filter((retry) => !this.#retriesRunning.has(retry));
+    await Promise.all(idle.map(async (retry) => {
+      this.#retriesRunning.add(retry);
+      try {
+        await retry();
+        this.#retries.delete(retry);
+      } catch {
+        // Still refused: tried again at the next pass.
+      } finally {
+        this.#retriesRunning.delete(retry);
+      }
+    }));
   }
 }
 

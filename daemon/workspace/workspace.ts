@@ -277,6 +277,8 @@ export class Workspace {
       const message = 'The first transactions of this window are past retention (pruned), so its net change cannot be told; ask for a window that starts at a retained transaction (transaction/list lists them).';
       return fail(engineError('unknown_transaction', message));
     }
+    const unrecorded = unrecordedCommits(this.#context.settling.retrying);
+    if (unrecorded !== undefined) return fail(unrecorded);
     const start = windowStart(records);
     const entries = await readGuardedEntries(this.#context.guard, [...start.initial.keys()]);
     if (!entries.ok) return entries;
@@ -361,6 +363,18 @@ export class Workspace {
       }
     }
   }
+}
+
+/**
+ * A commit reported applied whose record could not be written (it is retried) is missing from
+ * the window, which would tell a net change without it: refused, saying why. (A record cut
+ * short — another process's commit still in flight, or one a crash left to recovery — is passed
+ * over: that commit is not done.)
+ */
+function unrecordedCommits(count: number): EngineError | undefined {
+  if (count === 0) return undefined;
+  const message = `${count} applied commit${count === 1 ? ' has' : 's have'} no undo record yet (it could not be written; the daemon log says why), so the net change cannot be told; nothing was changed.`;
+  return { ...engineError('io_error', message), hint: "Ask again once the state directory's filesystem has room: patchd writes the missing records before each session diff." };
 }
 
 /**

@@ -377,8 +377,14 @@ test('a reported commit whose record could not be written gets it once records c
     assert.ok(first.status === 'applied');
     assert.deepEqual(await workspace.transactions(5), [], 'tried again before the list, refused again');
     assert.equal(errors.length, 1, 'told once, not at every retry');
+    const history = await readdir(path.join(sandbox.state, 'history'));
+    assert.deepEqual(history.filter((name) => name.endsWith('.record')), [], 'no torn record left (listed, it could not be undone)');
+    const untold = await workspace.sessionChanges();
+    assert.ok(untold !== undefined && !untold.ok, 'a session diff without that commit would be wrong');
+    assert.match(untold.error.message, /^1 applied commit has no undo record yet/);
 
     refusing = false;
+    assert.equal((await workspace.sessionChanges())?.ok, true);
     assert.deepEqual((await workspace.transactions(5)).map((entry) => entry.transactionId), [first.transactionId]);
     const second = await snapshotAndCommit(workspace, planOf(updateFile('b.txt', 'two!\n')));
     assert.ok(second.status === 'applied');
