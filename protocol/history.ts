@@ -94,8 +94,10 @@ export type ListTransactionsResult = z.infer<typeof ListTransactionsResultSchema
 export const UndoRequest = defineRequest('patch/undo', UndoParamsSchema, ReceiptSchema);
 
 /**
- * `session/diff`: the net diff of the window. An unknown `since` is -32602 with
- * `data.code === "unknown_transaction"`.
+ * `session/diff`: the net diff of the window. An unknown `since` (or a window whose start
+ * retention removed) is -32602 with `data.code === "unknown_transaction"`; a window that cannot
+ * be told because an applied patch's undo record is not written yet (no space), `io_error`; a
+ * workspace root removed or moved since it was opened, `not_found`.
  */
 export const SessionDiffRequest = defineRequest('session/diff', SessionDiffParamsSchema, SessionDiffResultSchema);
 
