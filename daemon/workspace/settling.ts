@@ -12,7 +12,7 @@
 export class Settling {
   readonly #running = new Set<Promise<void>>();
   readonly #retries = new Set<() => Promise<void>>();
-  readonly #retriesRunning = new Set<() => Promise<void>>();
+  readonly #retriesRunning = new Map<() => Promise<void>, Promise<void>>();
   readonly #hold: (paths: readonly string[], until: Promise<void>) => void;
   readonly #onFailure: (error: unknown) => void | Promise<void>;
 
@@ -52,19 +52,15 @@ export class Settling {
     await this.#retryPending();
   }
 
-  /** A retry already running (in a concurrent pass) is not started twice; one that fails stays for the next pass. */
+  /** A retry already running (from a concurrent pass) is awaited, not started twice; one that fails stays for the next pass. */
   async #retryPending(): Promise<void> {
-    const idle = [...this.#retries].filter((retry) => !this.#retriesRunning.has(retry));
-    await Promise.all(idle.map(async (retry) => {
-      this.#retriesRunning.add(retry);
-      try {
-        await retry();
-        this.#retries.delete(retry);
-      } catch {
-        // Still refused: tried again at the next pass.
-      } finally {
-        this.#retriesRunning.delete(retry);
+    await Promise.all([...this.#retries].map((retry) => {
+      let running = this.#retriesRunning.get(retry);
+      if (running === undefined) {
+        running = retry().then(() => void this.#retries.delete(retry), () => undefined).finally(() => this.#retriesRunning.delete(retry));
+        this.#retriesRunning.set(retry, running);
       }
+      return running;
     }));
   }
 }
