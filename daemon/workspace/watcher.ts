@@ -20,6 +20,7 @@
  */
 import path from 'node:path';
 import type { FSWatcher } from 'chokidar';
+import { hasErrorCode } from './ioErrors.ts';
 
 export interface WatcherOptions {
   /** Real path of the workspace root. */
@@ -57,6 +58,18 @@ interface Generation {
   readonly pending: ((chokidar: FSWatcher) => void)[];
 }
 
+/** The system ran out of file watches (inotify's `max_user_watches` or `max_user_instances`). */
+export class WatchLimitError extends Error {
+  override name = 'WatchLimitError';
+
+  constructor(cause: unknown) {
+    super(
+      `The system's limit of file watches is reached (${(cause as NodeJS.ErrnoException).code} from inotify): changes made outside patchd to files it reads or writes from now on may go unreported (file/changed). Patches are not affected: each is checked against the disk when it commits. Raise fs.inotify.max_user_watches (and max_user_instances) to restore it. Told once per workspace.`,
+      { cause },
+    );
+  }
+}
+
 export class LazyWatcher {
   readonly #options: WatcherOptions;
   /** Newest first. */
@@ -65,6 +78,7 @@ export class LazyWatcher {
   /** Watches per generation: all generations together stay within `maxPaths`. */
   readonly #capacity: number;
   #closed = false;
+  #limitTold = false;
 
   constructor(options: WatcherOptions) {
     this.#options = options;
@@ -138,7 +152,7 @@ export class LazyWatcher {
       // persistent: false — a watcher must never be what keeps the process alive.
       watch([], { ignoreInitial: true, persistent: false, followSymlinks: false, atomic: true })
         .on('all', (event, absolute) => this.#onEvent(event, absolute))
-        .on('error', (error) => this.#options.onError(error)));
+        .on('error', (error) => this.#onChokidarError(error)));
     generation.pending.push(action);
     if (generation.pending.length > 1) return;
     generation.chokidar.then((chokidar) => setImmediate(() => this.#runPending(generation, chokidar)), (error: unknown) => {
@@ -153,9 +167,17 @@ export class LazyWatcher {
       try {
         action(chokidar);
       } catch (error) {
-        this.#options.onError(error);
+        this.#onChokidarError(error);
       }
     }
+  }
+
+  /** The system's limit on watches is told once: past it, every new file would say the same. */
+  #onChokidarError(error: unknown): void {
+    if (!hasErrorCode(error, 'ENOSPC', 'EMFILE')) return this.#options.onError(error);
+    if (this.#limitTold) return;
+    this.#limitTold = true;
+    this.#options.onError(new WatchLimitError(error));
   }
 
   #onEvent(event: string, absolute: string): void {

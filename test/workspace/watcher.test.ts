@@ -55,12 +55,16 @@ test('files watched in one turn are all watched', async () => {
 
 /** A stand-in for chokidar that records, per instance, what it was asked. */
 function recordingChokidar() {
-  const instances: { added: string[]; unwatched: string[]; closed: boolean }[] = [];
+  const instances: { added: string[]; unwatched: string[]; closed: boolean; fail: (error: Error) => void }[] = [];
   const watch = () => {
-    const calls = { added: [] as string[], unwatched: [] as string[], closed: false };
+    let onError: (error: Error) => void = () => {};
+    const calls = { added: [] as string[], unwatched: [] as string[], closed: false, fail: (error: Error) => onError(error) };
     instances.push(calls);
     const instance = {
-      on: () => instance,
+      on: (event: string, listener: (error: Error) => void) => {
+        if (event === 'error') onError = listener;
+        return instance;
+      },
       add: (absolute: string) => (calls.added.push(path.basename(absolute)), instance),
       unwatch: (absolute: string) => (calls.unwatched.push(path.basename(absolute)), instance),
       close: async () => {
@@ -113,5 +117,23 @@ test('closing in the turn that asked for watches leaves nothing watched and repo
     assert.deepEqual(errors, []);
   } finally {
     cleanup();
+  }
+});
+
+test('running out of inotify watches is told once, as such; other watcher errors are told as they come', async () => {
+  const chokidar = recordingChokidar();
+  const errors: unknown[] = [];
+  const watcher = new LazyWatcher({ root: '/w', maxPaths: 100, onHint: () => {}, onDrop: () => {}, onError: (error) => errors.push(error), load: chokidar.load });
+  try {
+    watcher.watch('a');
+    await turn();
+    await turn();
+    const noSpace = (file: string) => Object.assign(new Error(`ENOSPC: System limit for number of file watchers reached, watch '${file}'`), { code: 'ENOSPC' });
+    for (const file of ['a', 'b', 'c']) chokidar.instances[0]!.fail(noSpace(file));
+    chokidar.instances[0]!.fail(Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' }));
+    assert.deepEqual(errors.map((error) => (error as Error).name), ['WatchLimitError', 'Error']);
+    assert.match((errors[0] as Error).message, /limit of file watches is reached \(ENOSPC from inotify\): .*Patches are not affected.*max_user_watches/);
+  } finally {
+    await watcher.close();
   }
 });
