@@ -13,17 +13,19 @@
 import { close, closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { SYNC_IO_MAX_BYTES } from './diskCalls.ts';
 import { bytesEqual, type DiskEntry } from './files.ts';
-import { hasErrorCode } from './ioErrors.ts';
+import { hasErrorCode, isShortage } from './ioErrors.ts';
 import { sameStamp, stampOf } from './stamp.ts';
 
 const CONTENT_CHECK_MAX_BYTES = 1024 * 1024;
+
 const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 type VerifiedFile = Extract<DiskEntry, { kind: 'file' }>;
 
 /**
  * Runs `replace` (synchronous) if `absolute` still is `expected` (a file with those bytes), or
- * still free when `expected` is null; false, and nothing run, otherwise. The file is closed
+ * still free when `expected` is null; false, and nothing run, otherwise. Throws, nothing run,
+ * when the look itself fails for a reason that is not the file's (out of descriptors, EIO). The file is closed
  * only after `replace`, keeping even that call out of the gap. Closing the last reference to
  * a replaced file frees it: tens of microseconds for a small file, less than a thread-pool
  * round trip costs the main thread, so it is closed synchronously; a large one asynchronously.
@@ -33,6 +35,8 @@ export function replaceIfUnchanged(absolute: string, expected: VerifiedFile | nu
   try {
     fd = openSync(absolute, READ_FLAGS);
   } catch (error) {
+    // Out of descriptors, say: that tells nothing of the file, so it is thrown, not taken for a change.
+    if (isShortage(error) || hasErrorCode(error, 'EIO')) throw error;
     // ELOOP: a symlink now stands there; anything else we cannot vouch for either.
     if (!hasErrorCode(error, 'ENOENT', 'ENOTDIR') || expected !== null) return false;
     replace();

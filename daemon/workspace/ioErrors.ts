@@ -48,7 +48,23 @@ export function errorFromFs(error: unknown, path: string, action: string): Engin
   const message = `Could not ${action} ${path}: ${describeFsError(error)}.`;
   if (hasErrorCode(error, 'ENOENT')) return engineError('not_found', message, { path });
   if (hasErrorCode(error, 'EACCES', 'EPERM', 'EROFS', 'ELOOP')) return engineError('permission_denied', message, { path });
-  return engineError('io_error', message, { path });
+  const mapped = engineError('io_error', message, { path });
+  if (isShortage(error)) shortages.add(mapped);
+  return mapped;
+}
+
+/** Failures that say nothing about the file: the process or the system ran short (descriptors, memory), or a call was interrupted. */
+const SHORTAGE_CODES = ['EMFILE', 'ENFILE', 'ENOMEM', 'EAGAIN', 'EINTR'];
+const shortages = new WeakSet<EngineError>();
+
+/**
+ * Whether `error` (from the filesystem, or an engine error `errorFromFs` made of one) is a
+ * shortage: a look at a file that failed so tells nothing of the file, and must not be taken
+ * for a change (a conflict, a stale file).
+ */
+export function isShortage(error: unknown): boolean {
+  if (error instanceof CommitStepError) return shortages.has(error.error);
+  return hasErrorCode(error, ...SHORTAGE_CODES) || (typeof error === 'object' && error !== null && shortages.has(error as EngineError));
 }
 
 /** Thrown inside a commit to abort it with a ready-made engine error; caught at the commit boundary. */

@@ -18,11 +18,12 @@
  */
 import { rmdirSync } from 'node:fs';
 import path from 'node:path';
+import type { EngineError } from '../engine/errors.ts';
 import type { WorkspaceContext } from './context.ts';
 import { replaceIfUnchanged } from './confirm.ts';
 import { isPresent, isTempName, removeFromTreeIfPresent, restoreTempPathFor, writeDurably } from './durable.ts';
 import { bytesEqual, readDiskEntry, sha256Hex, type DiskEntry, type FileOwner } from './files.ts';
-import { hasErrorCode, settleAll } from './ioErrors.ts';
+import { CommitStepError, hasErrorCode, isShortage, settleAll } from './ioErrors.ts';
 import type { Journal, JournalEntry, Redo } from './journal.ts';
 import { mapLimited } from './limited.ts';
 import { recreateParents, removeDirectoriesEmptiedBy } from './tidy.ts';
@@ -46,12 +47,22 @@ export async function rollBack(context: WorkspaceContext, journal: Journal): Pro
   const { entries, directories, transactionId } = journal.record;
   const restored: string[] = [];
   const conflicts: string[] = [];
+  let shortage: unknown;
   for (const [index, entry] of [...entries.entries()].reverse()) {
-    const outcome = await restoreEntry(context, transactionId, entry, journal.preImages[index] ?? null);
+    let outcome: EntryOutcome;
+    try {
+      outcome = await restoreEntry(context, transactionId, entry, journal.preImages[index] ?? null);
+    } catch (error) {
+      // Out of descriptors, say: the other entries are still restored and the temps removed; the journal finishes this one later.
+      if (!isShortage(error)) throw error;
+      shortage ??= error;
+      continue;
+    }
     if (outcome === 'restored') restored.push(entry.path);
     if (outcome === 'conflict') conflicts.push(entry.path);
   }
   await settleAll(entries.map((entry) => removeTemps(context, transactionId, entry)));
+  if (shortage !== undefined) throw shortage;
   await removeCreatedDirectories(context, directories);
   const settled = entries.filter((entry) => entry.trashed && !conflicts.includes(entry.path));
   await settleAll(settled.map((entry) => discardFromTrash(context.stateDir, trashPathFor(context.stateDir, transactionId, entry.path))));
@@ -140,11 +151,21 @@ async function allPostImagesInPlace(context: WorkspaceContext, journal: Journal)
   return true;
 }
 
+/**
+ * What the path holds now; undefined when it cannot be vouched for (a conflict: left as found).
+ * A look that failed for a shortage (out of descriptors) throws instead: taken for a conflict,
+ * it would set the journal aside for good over a file nobody touched.
+ */
 async function currentEntry(context: WorkspaceContext, entry: JournalEntry): Promise<{ absolute: string; entry: DiskEntry } | undefined> {
   const guarded = context.guard.check(entry.path);
-  if (!guarded.ok) return undefined;
+  if (!guarded.ok) return unlessShortage(guarded.error);
   const current = await readDiskEntry(guarded.value.absolute, entry.path);
-  return current.ok ? { absolute: guarded.value.absolute, entry: current.value } : undefined;
+  return current.ok ? { absolute: guarded.value.absolute, entry: current.value } : unlessShortage(current.error);
+}
+
+function unlessShortage(error: EngineError): undefined {
+  if (isShortage(error)) throw new CommitStepError(error);
+  return undefined;
 }
 
 async function restoreEntry(context: WorkspaceContext, transactionId: string, entry: JournalEntry, before: Uint8Array | null): Promise<EntryOutcome> {
