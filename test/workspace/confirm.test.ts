@@ -10,49 +10,41 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import test from 'node:test';
 import { replaceIfUnchanged } from '../../daemon/workspace/confirm.ts';
-import { readDiskEntry } from '../../daemon/workspace/files.ts';
+import { readDiskEntry, type DiskEntry } from '../../daemon/workspace/files.ts';
 import { exhaustDescriptors } from '../helpers/descriptors.ts';
 
-async function fileEntry(absolute: string) {
-  const entry = await readDiskEntry(absolute, path.basename(absolute));
-  assert.ok(entry.ok && entry.value.kind === 'file');
-  return entry.value;
+/** A scratch dir holding a.txt ("one"), and that file's entry as a commit verifies it. */
+async function withVerifiedFile(body: (dir: string, target: string, verified: Extract<DiskEntry, { kind: 'file' }>) => Promise<void> | void): Promise<void> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'patchd-confirm-'));
+  try {
+    const target = path.join(dir, 'a.txt');
+    writeFileSync(target, 'one\n');
+    const entry = await readDiskEntry(target, 'a.txt');
+    assert.ok(entry.ok && entry.value.kind === 'file');
+    await body(dir, target, entry.value);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
-test('the file as verified is replaced; changed, or a link in its place, it is not', async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'patchd-confirm-'));
-  try {
-    const target = path.join(dir, 'a.txt');
-    writeFileSync(target, 'one\n');
-    const verified = await fileEntry(target);
-    let replaced = 0;
-    assert.equal(replaceIfUnchanged(target, verified, () => void replaced++), true);
-    writeFileSync(target, 'two\n');
-    assert.equal(replaceIfUnchanged(target, verified, () => void replaced++), false);
-    rmSync(target);
-    symlinkSync(path.join(dir, 'elsewhere'), target);
-    assert.equal(replaceIfUnchanged(target, verified, () => void replaced++), false);
-    assert.equal(replaced, 1);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+test('the file as verified is replaced; changed, or a link in its place, it is not', () => withVerifiedFile((dir, target, verified) => {
+  let replaced = 0;
+  assert.equal(replaceIfUnchanged(target, verified, () => void replaced++), true);
+  writeFileSync(target, 'two\n');
+  assert.equal(replaceIfUnchanged(target, verified, () => void replaced++), false);
+  rmSync(target);
+  symlinkSync(path.join(dir, 'elsewhere'), target);
+  assert.equal(replaceIfUnchanged(target, verified, () => void replaced++), false);
+  assert.equal(replaced, 1);
+}));
 
-test('out of descriptors, the look throws EMFILE instead of saying the file changed', async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'patchd-confirm-'));
+test('out of descriptors, the look throws EMFILE instead of saying the file changed', () => withVerifiedFile((_dir, target, verified) => {
+  let replaced = false;
+  const descriptors = exhaustDescriptors();
   try {
-    const target = path.join(dir, 'a.txt');
-    writeFileSync(target, 'one\n');
-    const verified = await fileEntry(target);
-    let replaced = false;
-    const descriptors = exhaustDescriptors();
-    try {
-      assert.throws(() => replaceIfUnchanged(target, verified, () => (replaced = true)), { code: 'EMFILE' });
-    } finally {
-      descriptors.release();
-    }
-    assert.equal(replaced, false);
+    assert.throws(() => replaceIfUnchanged(target, verified, () => (replaced = true)), { code: 'EMFILE' });
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    descriptors.release();
   }
-});
+  assert.equal(replaced, false);
+}));
