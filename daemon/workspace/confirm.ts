@@ -17,7 +17,6 @@ import { hasErrorCode, isShortage } from './ioErrors.ts';
 import { sameStamp, stampOf } from './stamp.ts';
 
 const CONTENT_CHECK_MAX_BYTES = 1024 * 1024;
-
 const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 type VerifiedFile = Extract<DiskEntry, { kind: 'file' }>;
@@ -25,10 +24,11 @@ type VerifiedFile = Extract<DiskEntry, { kind: 'file' }>;
 /**
  * Runs `replace` (synchronous) if `absolute` still is `expected` (a file with those bytes), or
  * still free when `expected` is null; false, and nothing run, otherwise. Throws, nothing run,
- * when the look itself fails for a reason that is not the file's (out of descriptors, EIO). The file is closed
- * only after `replace`, keeping even that call out of the gap. Closing the last reference to
- * a replaced file frees it: tens of microseconds for a small file, less than a thread-pool
- * round trip costs the main thread, so it is closed synchronously; a large one asynchronously.
+ * when the look itself fails for a reason that is not the file's (out of descriptors, EIO).
+ * The file is closed only after `replace`, keeping even that call out of the gap. Closing the
+ * last reference to a replaced file frees it: tens of microseconds for a small file, less than
+ * a thread-pool round trip costs the main thread, so it is closed synchronously; a large one
+ * asynchronously.
  */
 export function replaceIfUnchanged(absolute: string, expected: VerifiedFile | null, replace: () => void): boolean {
   let fd: number;
