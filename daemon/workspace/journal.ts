@@ -15,7 +15,7 @@
  * and another live daemon's, from those a killed daemon left behind.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, readdir } from 'node:fs/promises';
+import { mkdir, readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { DiskCalls } from './diskCalls.ts';
 import { removeIfPresent, type DirectorySyncer } from './durable.ts';
@@ -183,6 +183,20 @@ export class JournalStore {
   /** Keeps a journal recovery could not fully apply (someone changed a file meanwhile): its pre-images are the only copy. */
   async setAside(file: string): Promise<void> {
     await this.disk.rename(file, `${file}.conflict`);
+  }
+
+  /** Removes the journals set aside with a conflict once older than `maxAgeMs` (retention: like trash, they hold old pre-images); returns how many. */
+  async removeSetAsideOlderThan(maxAgeMs: number, now: number): Promise<number> {
+    const names = await readdir(this.directory).catch(() => []);
+    let removed = 0;
+    for (const name of names.filter((candidate) => candidate.endsWith('.conflict'))) {
+      const file = path.join(this.directory, name);
+      const stats = await stat(file).catch(() => undefined);
+      if (stats === undefined || now - stats.mtimeMs <= maxAgeMs) continue;
+      await removeIfPresent(file, this.disk);
+      removed += 1;
+    }
+    return removed;
   }
 
   async load(file: string): Promise<Journal | undefined> {

@@ -11,6 +11,7 @@
  */
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { JournalStore } from './journal.ts';
 import type { RecordName, RecordStore } from './records.ts';
 import { trashRoot } from './trash.ts';
 
@@ -37,7 +38,7 @@ export interface PruneReport {
  * Removes the records of expired transactions (after noting the newest of them: see
  * `RecordStore.notePruned`), then the trash folders no retained transaction owns.
  */
-export async function pruneHistory(stateDir: string, records: RecordStore, retention: Retention, now = Date.now()): Promise<PruneReport> {
+export async function pruneHistory(stateDir: string, records: RecordStore, journals: JournalStore, retention: Retention, now = Date.now()): Promise<PruneReport> {
   const byTransaction = new Map<string, RecordName[]>();
   for (const name of (await records.list()).reverse()) {
     const names = byTransaction.get(name.transactionId);
@@ -54,22 +55,8 @@ export async function pruneHistory(stateDir: string, records: RecordStore, reten
   if (expired[0] !== undefined) await records.notePruned(expired[0].key);
   for (let start = 0; start < expired.length; start += REMOVE_BATCH) await Promise.all(expired.slice(start, start + REMOVE_BATCH).map((name) => records.remove(name)));
   const trashFolders = await pruneTrash(stateDir, kept, new Set(expired.map((name) => name.transactionId)), now);
-  const conflictJournals = await pruneConflictJournals(path.join(stateDir, 'journal'), retention.maxAgeMs, now);
+  const conflictJournals = await journals.removeSetAsideOlderThan(retention.maxAgeMs, now);
   return { transactions: byTransaction.size - kept.size, trashFolders, conflictJournals };
-}
-
-/** Removes the journals set aside with a conflict (`journal.ts`) once older than `maxAgeMs`: like trash, they hold old pre-images. */
-async function pruneConflictJournals(directory: string, maxAgeMs: number, now: number): Promise<number> {
-  const names = await readdir(directory).catch(() => []);
-  let removed = 0;
-  for (const name of names.filter((candidate) => candidate.endsWith('.conflict'))) {
-    const file = path.join(directory, name);
-    const stats = await stat(file).catch(() => undefined);
-    if (stats === undefined || now - stats.mtimeMs <= maxAgeMs) continue;
-    await rm(file, { force: true });
-    removed += 1;
-  }
-  return removed;
 }
 
 /**

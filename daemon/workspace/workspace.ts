@@ -383,7 +383,7 @@ function unrecordedCommits(count: number): EngineError | undefined {
  * commit is reported before its record is written, and a prune that did not count it would keep
  * one transaction too many.
  */
-async function prune({ stateDir, records, settling }: WorkspaceContext, { retention = DEFAULT_RETENTION, onError }: WorkspaceOptions): Promise<Retention | undefined> {
+async function prune({ stateDir, records, journals, settling }: WorkspaceContext, { retention = DEFAULT_RETENTION, onError }: WorkspaceOptions): Promise<Retention | undefined> {
   let kept: Retention;
   try {
     kept = typeof retention === 'function' ? await retention() : retention;
@@ -392,7 +392,7 @@ async function prune({ stateDir, records, settling }: WorkspaceContext, { retent
     return undefined;
   }
   await settling.settled();
-  await pruneHistory(stateDir, records, kept);
+  await pruneHistory(stateDir, records, journals, kept);
   return kept;
 }
 
