@@ -54,6 +54,7 @@ export class Settling {
 
   /** A retry already running (from a concurrent pass) is awaited, not started twice; one that fails stays for the next pass. */
   async #retryPending(): Promise<void> {
+    if (this.#retries.size === 0) return; // every settle comes here: nothing to build in the usual case
     await Promise.all([...this.#retries].map((retry) => {
       let running = this.#retriesRunning.get(retry);
       if (running === undefined) {

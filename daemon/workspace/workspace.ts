@@ -341,7 +341,8 @@ export class Workspace {
    * open; "x does not exist", with a hint to add it, would then send the caller the wrong way.
    */
   #rootGoneIfMissing(entries: GuardedEntries): EngineError | undefined {
-    const anyMissing = [...entries.values()].some(({ entry }) => entry.kind === 'missing');
+    let anyMissing = false;
+    for (const { entry } of entries.values()) anyMissing ||= entry.kind === 'missing';
     if (!anyMissing || isPresent(this.root)) return undefined;
     const message = `The workspace root ${this.root} no longer exists (removed or moved while the workspace was open); nothing was written.`;
     return { ...engineError('not_found', message), hint: 'Open the workspace again where its root is now (workspace/open); this one cannot read or write any file.' };
