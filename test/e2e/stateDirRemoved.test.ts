@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { PatchClient } from '../../client/index.ts';
+import { PatchClient, type Workspace } from '../../client/index.ts';
 import { createTempTree } from '../helpers/tempTree.ts';
 
 const change = (file: string, from: string, to: string): string => `--- a/${file}\n+++ b/${file}\n@@ -1,2 +1,2 @@\n hello\n-${from}\n+${to}\n`;
@@ -38,6 +38,14 @@ async function openedAndPatched() {
       tree[Symbol.dispose]();
     },
   };
+}
+
+/** `patch` applies, is listed newest, and undoes: the state dir works again. */
+async function appliesListsAndUndoes(workspace: Workspace, patch: string): Promise<void> {
+  const applied = await workspace.apply(patch);
+  assert.equal(applied.status, 'applied', JSON.stringify(applied.error));
+  assert.equal((await workspace.transactions())[0]?.transactionId, applied.transactionId);
+  assert.equal((await workspace.undo(applied.transactionId)).status, 'applied');
 }
 
 describe('a state dir removed while the workspace is open', () => {
@@ -77,10 +85,7 @@ describe('a state dir removed while the workspace is open', () => {
     assert.equal(tree.text('a.txt'), 'hello\nthere\n');
     assert.equal(tree.text('b.txt'), 'hello\nworld\n');
 
-    const applied = await workspace.apply(both);
-    assert.equal(applied.status, 'applied', JSON.stringify(applied.error));
-    assert.equal((await workspace.transactions())[0]?.transactionId, applied.transactionId);
-    assert.equal((await workspace.undo(applied.transactionId)).status, 'applied');
+    await appliesListsAndUndoes(workspace, both);
     assert.equal(tree.text('b.txt'), 'hello\nworld\n');
   });
 
@@ -94,10 +99,7 @@ describe('a state dir removed while the workspace is open', () => {
     assert.equal(reported.status, 'applied');
     assert.equal(tree.text('b.txt'), 'hello\nreported\n');
     assert.deepEqual((await workspace.transactions()).map((entry) => entry.transactionId), [reported.transactionId], 'its record written into the folder made anew');
-    const applied = await workspace.apply(change('a.txt', 'there', 'again') + change('b.txt', 'reported', 'again'));
-    assert.equal(applied.status, 'applied', JSON.stringify(applied.error));
-    assert.equal((await workspace.transactions())[0]?.transactionId, applied.transactionId);
-    assert.equal((await workspace.undo(applied.transactionId)).status, 'applied');
+    await appliesListsAndUndoes(workspace, change('a.txt', 'there', 'again') + change('b.txt', 'reported', 'again'));
     assert.equal(tree.text('a.txt'), 'hello\nthere\n');
   });
 
