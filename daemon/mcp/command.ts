@@ -6,7 +6,6 @@
  */
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { PatchClient, type Workspace } from '../../client/index.ts';
 import { HELP_OPTION, parseCommandArgs, UsageError, type OptionSpecs } from '../cli/args.ts';
 import { commandHelp, MCP_USAGE } from '../cli/help.ts';
@@ -18,6 +17,7 @@ import { packageInfo } from '../server/packageInfo.ts';
 import { claimStdout } from '../server/stdoutGuard.ts';
 import { trackPendingRequests } from './pendingRequests.ts';
 import { createMcpServer } from './server.ts';
+import { StdioTransport } from './stdioTransport.ts';
 
 const MCP_OPTIONS: OptionSpecs = {
   directory: { type: 'string', short: 'C', value: 'DIR', help: 'workspace root (default: the current directory)' },
@@ -75,8 +75,10 @@ export async function runMcp(args: readonly string[]): Promise<number> {
     return 2;
   }
   const server = createMcpServer(workspace, packageInfo());
-  const transport = new StdioServerTransport(process.stdin, wire);
+  const transport = new StdioTransport(process.stdin, wire);
   await server.connect(transport);
+  // Input that is not a message, or one too large to read: skipped (and answered where it can be), and told here.
+  server.server.onerror = (error) => log.warn('mcp input skipped', describeError(error));
   const pending = trackPendingRequests(transport);
   log.info('mcp serving', { pid: process.pid, root: workspace.root });
 

@@ -51,7 +51,7 @@ export function createMcpServer(workspace: Workspace, info: McpServerInfo): McpS
     inputSchema: ApplyPatchInput.shape,
     outputSchema: openObject(ReceiptSchema),
     annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
-  }, async ({ patch, dry_run: dryRun }) => receiptResult(await workspace.apply(patch, { dryRun: dryRun === true })));
+  }, async ({ patch, dry_run: dryRun }, { signal }) => receiptResult(await workspace.apply(patch, { dryRun: dryRun === true, signal })));
 
   server.registerTool('read_file', {
     title: 'Read a file',
@@ -74,7 +74,7 @@ export function createMcpServer(workspace: Workspace, info: McpServerInfo): McpS
     inputSchema: UndoInput.shape,
     outputSchema: openObject(ReceiptSchema),
     annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
-  }, async ({ transaction_id: transactionId }) => receiptResult(await workspace.undo(transactionId)));
+  }, async ({ transaction_id: transactionId }, { signal }) => receiptResult(await workspace.undo(transactionId, { signal })));
 
   server.registerTool('session_diff', {
     title: 'Session diff',

@@ -166,6 +166,15 @@ describe('patchd mcp through the SDK client', () => {
     assert.equal((await call('read_file', { path: 'greet.txt' })).isError, undefined);
   });
 
+  test('a request of 12 MB (over the 10 MiB the SDK transport read) is answered, and the server goes on serving', async () => {
+    const lines = '-a line that is not in the file at all\n'.repeat(320_000);
+    const count = lines.length / 39;
+    const result = await call('apply_patch', { patch: `--- a/greet.txt\n+++ b/greet.txt\n@@ -1,${count} +1,1 @@\n${lines}+replaced\n` });
+    assert.equal(result.isError, true);
+    assert.equal(ReceiptSchema.parse(result.structuredContent).error?.code, 'context_not_found');
+    assert.equal((await call('read_file', { path: 'greet.txt' })).isError, undefined);
+  });
+
   test('no frame the SDK could not read', () => {
     assert.deepEqual(transportErrors, []);
   });

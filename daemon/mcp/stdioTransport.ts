@@ -1,0 +1,165 @@
+/**
+ * MCP over stdio: one JSON-RPC message per line. The SDK's `StdioServerTransport` is not used
+ * because of how it meets a large request: it joins every chunk read so far to each new one
+ * (seconds of copying for a patch of tens of megabytes), and a line over its buffer size (10 MiB
+ * by default) closes the transport — the server then ended at once, exit 0, the request
+ * unanswered. patchd accepts patches of 16 Mi characters, up to several bytes each once JSON
+ * escapes them (the daemon's own frames take up to `FRAME_LIMITS.maxBodyBytes`, and so does a line
+ * here). Here chunks are kept as read and joined once per line; a line over
+ * `maxLineBytes` is skipped to its end and answered with an error (when its id can be found),
+ * and the server goes on serving.
+ */
+import type { Readable, Writable } from 'node:stream';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { FRAME_LIMITS } from '../server/frameSplitter.ts';
+
+/** How much of a skipped line's start and end is kept to find its id. */
+const KEPT_EDGE_BYTES = 512;
+
+const NEWLINE = 0x0a;
+
+export interface StdioTransportOptions {
+  readonly maxLineBytes?: number;
+}
+
+export class StdioTransport implements Transport {
+  onclose?: (() => void) | undefined;
+  onerror?: ((error: Error) => void) | undefined;
+  onmessage?: ((message: JSONRPCMessage) => void) | undefined;
+
+  readonly #input: Readable;
+  readonly #output: Writable;
+  readonly #maxLineBytes: number;
+  /** The current line's chunks, while it is within the limit. */
+  #chunks: Buffer[] = [];
+  #lineBytes = 0;
+  /** Set while skipping a line over the limit: its first and last bytes, to find its id. */
+  #skipped: { head: Buffer; tail: Buffer } | undefined;
+  #started = false;
+  #closed = false;
+
+  constructor(input: Readable, output: Writable, options: StdioTransportOptions = {}) {
+    this.#input = input;
+    this.#output = output;
+    this.#maxLineBytes = options.maxLineBytes ?? FRAME_LIMITS.maxBodyBytes;
+  }
+
+  async start(): Promise<void> {
+    if (this.#started) throw new Error('StdioTransport already started');
+    this.#started = true;
+    this.#input.on('data', this.#onData);
+    this.#input.on('error', this.#onInputError);
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.#output.write(`${JSON.stringify(message)}\n`)) resolve();
+      else this.#output.once('drain', resolve);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#input.off('data', this.#onData);
+    this.#input.off('error', this.#onInputError);
+    if (this.#input.listenerCount('data') === 0) this.#input.pause();
+    this.#chunks = [];
+    this.#skipped = undefined;
+    this.onclose?.();
+  }
+
+  readonly #onInputError = (error: Error): void => {
+    this.onerror?.(error);
+  };
+
+  readonly #onData = (chunk: Buffer | string): void => {
+    let rest = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    for (let end = rest.indexOf(NEWLINE); end !== -1; end = rest.indexOf(NEWLINE)) {
+      this.#append(rest.subarray(0, end));
+      this.#endLine();
+      rest = rest.subarray(end + 1);
+    }
+    this.#append(rest);
+  };
+
+  #append(piece: Buffer): void {
+    if (piece.length === 0) return;
+    this.#lineBytes += piece.length;
+    if (this.#skipped !== undefined) {
+      this.#skipped.tail = lastBytes(Buffer.concat([this.#skipped.tail, piece]), KEPT_EDGE_BYTES);
+      return;
+    }
+    if (this.#lineBytes <= this.#maxLineBytes) {
+      this.#chunks.push(piece);
+      return;
+    }
+    const sofar = Buffer.concat([...this.#chunks, piece]);
+    this.#skipped = { head: Buffer.from(sofar.subarray(0, KEPT_EDGE_BYTES)), tail: lastBytes(sofar, KEPT_EDGE_BYTES) };
+    this.#chunks = [];
+  }
+
+  #endLine(): void {
+    const skipped = this.#skipped;
+    const lineBytes = this.#lineBytes;
+    const line = skipped === undefined ? Buffer.concat(this.#chunks) : undefined;
+    this.#chunks = [];
+    this.#lineBytes = 0;
+    this.#skipped = undefined;
+    if (skipped !== undefined) return this.#refuseOversized(skipped, lineBytes);
+    const text = line!.toString('utf8').replace(/\r$/, '');
+    if (text.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      this.onerror?.(new Error('A line of input is not JSON; it was ignored.'));
+      return this.#reply(null, ErrorCode.ParseError, 'Parse error: the line is not JSON.');
+    }
+    const message = JSONRPCMessageSchema.safeParse(value);
+    if (message.success) return this.onmessage?.(message.data);
+    this.onerror?.(new Error('A line of input is not a JSON-RPC message; it was ignored.'));
+    const id = (value as { id?: unknown } | null)?.id;
+    this.#reply(typeof id === 'string' || typeof id === 'number' ? id : null, ErrorCode.InvalidRequest, 'Invalid request: not a JSON-RPC 2.0 message.');
+  }
+
+  #refuseOversized(skipped: { head: Buffer; tail: Buffer }, lineBytes: number): void {
+    const id = requestIdOf(skipped.head.toString('utf8'), skipped.tail.toString('utf8'));
+    const size = sizeText(lineBytes);
+    const limit = sizeText(this.#maxLineBytes);
+    this.onerror?.(new Error(`A message of ${size} is over the ${limit} this server reads; it was skipped${id === undefined ? ' (no id found to answer)' : ''}.`));
+    const message = `limit_exceeded: the request is ${size}, over the ${limit} this server reads in one message (patches may be up to 16 Mi characters); nothing was done. Send smaller patches.`;
+    if (id !== undefined) this.#reply(id, ErrorCode.InvalidRequest, message);
+  }
+
+  #reply(id: RequestId | null, code: number, message: string): void {
+    // JSON-RPC answers a request whose id cannot be read with id null; the SDK's message type has no room for that.
+    void this.send({ jsonrpc: '2.0', id, error: { code, message } } as unknown as JSONRPCMessage);
+  }
+}
+
+function sizeText(bytes: number): string {
+  return bytes < 1024 * 1024 ? `${bytes} bytes` : `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
+function lastBytes(bytes: Buffer, count: number): Buffer {
+  return Buffer.from(bytes.subarray(Math.max(0, bytes.length - count)));
+}
+
+const ID_VALUE = String.raw`(-?\d+|"(?:[^"\\]|\\.){0,200}")`;
+/** The SDK's clients write the id last (`{…, "jsonrpc": "2.0", "id": 7}`); other clients often first. */
+const ID_AT_END = new RegExp(String.raw`"id"\s*:\s*${ID_VALUE}\s*\}\s*$`);
+const ID_AT_START = new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${ID_VALUE}`);
+
+/** The id of a request too large to parse, from its first and last bytes; undefined for a notification, or when it cannot be told. */
+export function requestIdOf(head: string, tail: string): RequestId | undefined {
+  const found = ID_AT_END.exec(tail) ?? ID_AT_START.exec(head);
+  if (found === null) return undefined;
+  try {
+    const id: unknown = JSON.parse(found[1]!);
+    return typeof id === 'number' || typeof id === 'string' ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,96 @@
+/** The MCP stdio transport: lines split anywhere, messages answered in order, and input it cannot take skipped and answered, the transport going on. */
+import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
+import { test } from 'node:test';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { requestIdOf, StdioTransport } from '../../daemon/mcp/stdioTransport.ts';
+
+interface Harness {
+  readonly input: PassThrough;
+  readonly received: JSONRPCMessage[];
+  readonly errors: string[];
+  /** Every line the transport wrote, parsed. */
+  readonly written: () => unknown[];
+  readonly transport: StdioTransport;
+}
+
+async function harness(maxLineBytes?: number): Promise<Harness> {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let out = '';
+  output.setEncoding('utf8').on('data', (text: string) => (out += text));
+  const transport = new StdioTransport(input, output, maxLineBytes === undefined ? {} : { maxLineBytes });
+  const received: JSONRPCMessage[] = [];
+  const errors: string[] = [];
+  transport.onmessage = (message) => received.push(message);
+  transport.onerror = (error) => errors.push(error.message);
+  await transport.start();
+  return { input, received, errors, transport, written: () => out.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as unknown) };
+}
+
+const request = (id: number | string, extra = ''): string => `{"method":"tools/call","params":{"name":"apply_patch","arguments":{"patch":"${extra}"}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+test('messages split across chunks, several in one chunk, and CRLF line ends are all read, in order', async () => {
+  const { input, received, errors } = await harness();
+  const both = `${request(1)}\n${request(2)}\r\n`;
+  for (let at = 0; at < both.length; at += 7) input.write(both.slice(at, at + 7));
+  input.write(`${request(3)}\n\n${request('four')}\n`);
+  await settle();
+  assert.deepEqual(received.map((message) => (message as { id: unknown }).id), [1, 2, 3, 'four']);
+  assert.deepEqual(errors, []);
+});
+
+test('a line over the limit is skipped, answered with its id (SDK order: id last), and the next message is read', async () => {
+  const { input, received, errors, written } = await harness(1000);
+  const oversized = request(41, 'x'.repeat(5000));
+  for (let at = 0; at < oversized.length; at += 300) input.write(oversized.slice(at, at + 300));
+  input.write(`\n${request(42)}\n`);
+  await settle();
+  assert.deepEqual(received.map((message) => (message as { id: unknown }).id), [42]);
+  const [answer] = written() as { id: unknown; error: { code: number; message: string } }[];
+  assert.equal(answer?.id, 41);
+  assert.equal(answer?.error.code, -32600);
+  assert.match(answer?.error.message ?? '', /^limit_exceeded: the request is 5104 bytes, over the 1000 bytes this server reads in one message/);
+  assert.equal(errors.length, 1);
+});
+
+test('an oversized request whose id comes first is answered too; an oversized notification is only told', async () => {
+  const { input, errors, written } = await harness(100);
+  input.write(`{"jsonrpc":"2.0","id":"first","method":"tools/call","params":{"patch":"${'y'.repeat(500)}"}}\n`);
+  input.write(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"${'z'.repeat(500)}"}}\n`);
+  await settle();
+  assert.deepEqual((written() as { id: unknown }[]).map((answer) => answer.id), ['first']);
+  assert.equal(errors.length, 2);
+  assert.match(errors[1]!, /no id found to answer/);
+});
+
+test('a line that is not JSON is answered with a parse error (id null); valid JSON that is no message, with its id', async () => {
+  const { input, received, errors, written } = await harness();
+  input.write('this is not json\n{"jsonrpc":"1.0","id":9}\n');
+  input.write(`${request(10)}\n`);
+  await settle();
+  assert.deepEqual(received.map((message) => (message as { id: unknown }).id), [10]);
+  assert.deepEqual((written() as { id: unknown; error: { code: number } }[]).map(({ id, error }) => [id, error.code]), [[null, -32700], [9, -32600]]);
+  assert.equal(errors.length, 2);
+});
+
+test('close stops reading and tells onclose once', async () => {
+  const { input, received, transport } = await harness();
+  let closes = 0;
+  transport.onclose = () => closes++;
+  await transport.close();
+  await transport.close();
+  input.write(`${request(1)}\n`);
+  await settle();
+  assert.equal(closes, 1);
+  assert.deepEqual(received, []);
+});
+
+test('requestIdOf reads a numeric or string id at the end or the start, and nothing from inside params', () => {
+  assert.equal(requestIdOf('{"method":"x"', ',"jsonrpc":"2.0","id":12}'), 12);
+  assert.equal(requestIdOf('{"method":"x"', '"jsonrpc":"2.0","id":"a\\"b"}\n'), 'a"b');
+  assert.equal(requestIdOf('{"jsonrpc":"2.0","id":-3,"method":"x"', 'zzz"}}'), -3);
+  assert.equal(requestIdOf('{"id":7,"method":"x"', 'zzz"}}'), 7);
+  assert.equal(requestIdOf('{"method":"x","params":{"id":5', 'zzz"}}'), undefined);
+});
