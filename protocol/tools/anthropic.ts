@@ -1,12 +1,12 @@
 /** Anthropic Messages API definition of `apply_patch`: a JSON tool whose input is `{patch: string}`. */
 import { JSON_TOOL_GUIDANCE } from './guidance.ts';
-import { applyPatchInputJsonSchema } from './input.ts';
+import { applyPatchInputJsonSchema, type ObjectJsonSchema } from './input.ts';
 import { APPLY_PATCH_DESCRIPTION } from './openai.ts';
 
 export interface AnthropicTool {
   readonly name: string;
   readonly description: string;
-  readonly input_schema: Record<string, unknown>;
+  readonly input_schema: ObjectJsonSchema;
 }
 
 /** `tools: [anthropic.tool]`: a `tool_use` block's `input` is `{"patch": "..."}`. */

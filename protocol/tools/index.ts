@@ -10,4 +10,4 @@
 export * as anthropic from './anthropic.ts';
 export * as openai from './openai.ts';
 export { UNIFIED_DIFF_LARK_GRAMMAR } from './grammar.ts';
-export { ApplyPatchToolInput, applyPatchInputJsonSchema } from './input.ts';
+export { ApplyPatchToolInput, applyPatchInputJsonSchema, type ObjectJsonSchema } from './input.ts';

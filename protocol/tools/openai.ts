@@ -1,7 +1,7 @@
 /** OpenAI Responses API definitions of `apply_patch`: a custom tool constrained by the Lark grammar, and the JSON function-tool variant. */
 import { UNIFIED_DIFF_LARK_GRAMMAR } from './grammar.ts';
 import { CUSTOM_TOOL_GUIDANCE, JSON_TOOL_GUIDANCE } from './guidance.ts';
-import { applyPatchInputJsonSchema } from './input.ts';
+import { applyPatchInputJsonSchema, type ObjectJsonSchema } from './input.ts';
 
 export const APPLY_PATCH_DESCRIPTION =
   'Apply a unified diff to files in the workspace, atomically: every file changes or none does. Line numbers are hints; context decides where a hunk goes.';
@@ -17,7 +17,7 @@ export interface OpenAIFunctionTool {
   readonly type: 'function';
   readonly name: string;
   readonly description: string;
-  readonly parameters: Record<string, unknown>;
+  readonly parameters: ObjectJsonSchema;
   readonly strict: boolean;
 }
 

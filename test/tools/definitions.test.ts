@@ -33,6 +33,26 @@ test('Anthropic Messages: apply_patch is a JSON tool {name, description, input_s
   assertSnapshot('anthropic-messages-request.json', json(request));
 });
 
+/**
+ * Tool input schemas as the providers' SDKs type them (@anthropic-ai/sdk `Tool.InputSchema`,
+ * openai `FunctionTool.parameters`), copied from their published declarations: the definitions
+ * must be assignable to them as they are. `npm test` type-checks this file first.
+ */
+interface AnthropicSdkInputSchema {
+  type: 'object';
+  properties?: unknown | null;
+  required?: Array<string> | null;
+  [key: string]: unknown;
+}
+type OpenAISdkFunctionParameters = { [key: string]: unknown } | null;
+
+test("the definitions type-check where the providers' SDKs take them", () => {
+  const anthropicInput: AnthropicSdkInputSchema = anthropic.tool.input_schema;
+  const openaiParameters: OpenAISdkFunctionParameters = openai.functionTool.parameters;
+  assert.equal(anthropicInput.type, 'object');
+  assert.equal(openaiParameters?.type, 'object');
+});
+
 test('the JSON-tool guidance shows {"patch": "..."}; the custom-tool guidance shows the bare diff; neither teaches the envelope', () => {
   const jsonExample = /^\{"patch":.*\}$/m.exec(anthropic.guidance)?.[0];
   assert.ok(jsonExample !== undefined, 'the JSON guidance has a {"patch": ...} example line');
