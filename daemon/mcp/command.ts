@@ -78,7 +78,7 @@ export async function runMcp(args: readonly string[]): Promise<number> {
   const transport = new StdioTransport(process.stdin, wire);
   await server.connect(transport);
   // Input that is not a message, or one too large to read: skipped (and answered where it can be), and told here.
-  server.server.onerror = (error) => log.warn('mcp input skipped', describeError(error));
+  server.server.onerror = (error) => log.warn('mcp input', describeError(error));
   const pending = trackPendingRequests(transport);
   log.info('mcp serving', { pid: process.pid, root: workspace.root });
 

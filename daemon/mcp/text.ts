@@ -8,11 +8,20 @@ import { countChanges } from '../cli/render.ts';
 export function receiptText(receipt: Receipt): string {
   const lines = [headline(receipt)];
   for (const file of receipt.files) lines.push(fileLine(file));
-  for (const diagnostic of receipt.diagnostics) lines.push(`note: ${diagnostic.message}`);
+  lines.push(...noteLines(receipt.diagnostics));
   if (receipt.status === 'dry_run') for (const file of receipt.files) if (file.diff !== '') lines.push('', file.diff.trimEnd());
   if (receipt.error !== undefined) lines.push('', ...errorLines(receipt.error));
   if (receipt.status === 'applied' || receipt.status === 'partial') lines.push('', `transaction_id: ${receipt.transactionId}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** Notes a model can use read in a glance: a patch of hundreds of hunks may have a note for each (all are in `structuredContent`). */
+const MAX_NOTES = 10;
+
+function noteLines(diagnostics: Receipt['diagnostics']): string[] {
+  const shown = diagnostics.slice(0, MAX_NOTES).map((diagnostic) => `note: ${diagnostic.message}`);
+  const more = diagnostics.length - shown.length;
+  return more > 0 ? [...shown, `note: … and ${more} more (structuredContent.diagnostics lists them all)`] : shown;
 }
 
 /** code, message, hint and (for context that was not found) the nearest text, verbatim. */
