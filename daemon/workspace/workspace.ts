@@ -203,10 +203,8 @@ export class Workspace {
     if (found === undefined) return fail(engineError('not_found', `${path} does not exist.`, { path }));
     const [relative, { entry }] = found;
     this.#noteRead(relative, entry, false);
-    if (entry.kind !== 'file') {
-      const why = entry.kind === 'directory' ? 'is a directory' : 'does not exist';
-      return fail(engineError('not_found', `${relative} ${why}.`, { path: relative }));
-    }
+    if (entry.kind === 'directory') return fail(engineError('is_directory', `${relative} is a directory, not a file.`, { path: relative }));
+    if (entry.kind !== 'file') return fail(engineError('not_found', `${relative} does not exist.`, { path: relative }));
     const content = decodeUtf8Text(entry.bytes);
     if (content === undefined) return fail(engineError('binary_file', `${relative} is binary or not UTF-8 text.`, { path: relative }));
     const sha256 = sha256Hex(entry.bytes);

@@ -135,6 +135,15 @@ describe('patchd mcp through the SDK client', () => {
     assert.match(file.sha256, /^[0-9a-f]{64}$/);
   });
 
+  test('a directory named as a file: is_directory for read_file; not_found for apply_patch (as Codex has it), with a hint that fits', async () => {
+    const read = await call('read_file', { path: 'pkg' });
+    assert.equal(read.isError, true);
+    assert.match(text(read), /^error: is_directory\npkg is a directory, not a file\.\nhint: That path names a directory/);
+    const patched = await call('apply_patch', { patch: '--- a/pkg\n+++ b/pkg\n@@ -1 +1 @@\n-left\n+right\n' });
+    assert.equal(ReceiptSchema.parse(patched.structuredContent).error?.code, 'not_found');
+    assert.match(text(patched), /^pkg is a directory, not a file\.\nhint: No file is at that path\./m);
+  });
+
   test('session_diff shows what changed; undo by transaction_id puts it back; an unknown id is a model-readable error', async () => {
     const applied = await call('apply_patch', { patch: '--- a/undo.txt\n+++ b/undo.txt\n@@\n first\n-second\n+SECOND\n' });
     const { transactionId } = ReceiptSchema.parse(applied.structuredContent);

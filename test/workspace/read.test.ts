@@ -72,7 +72,7 @@ test('read refuses missing, directories and binary files with typed errors', asy
       return result.ok ? 'ok' : result.error.code;
     };
     assert.equal(await code('missing.txt'), 'not_found');
-    assert.equal(await code('dir'), 'not_found');
+    assert.equal(await code('dir'), 'is_directory');
     assert.equal(await code('nul.bin'), 'binary_file');
     assert.equal(await code('latin1.txt'), 'binary_file');
     await workspace.close();
