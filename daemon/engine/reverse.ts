@@ -6,7 +6,7 @@
  * does not list the deleted lines) cannot be inverted: `not_reversible`.
  */
 import { engineError } from './errors.ts';
-import { fail, ok, type BlobIds, type FilePatch, type Hunk, type HunkLine, type ParsedPatch, type Result, type TextEdit } from './types.ts';
+import { fail, ok, type BlobIds, type Diagnostic, type FilePatch, type Hunk, type HunkLine, type ParsedPatch, type Result, type TextEdit } from './types.ts';
 
 export function reversePatch(parsed: ParsedPatch): Result<ParsedPatch> {
   const files: FilePatch[] = [];
@@ -15,7 +15,20 @@ export function reversePatch(parsed: ParsedPatch): Result<ParsedPatch> {
     if (!inverse.ok) return inverse;
     files.push(inverse.value);
   }
-  return ok({ ...parsed, files });
+  return ok({ ...parsed, files, diagnostics: reversedModeNotes(parsed.diagnostics, files) });
+}
+
+/**
+ * The notes on modes patchd does not apply speak of the patch as written: reversed, a new file
+ * it made executable is deleted (nothing to note), and a mode change asks for the old mode.
+ */
+function reversedModeNotes(diagnostics: readonly Diagnostic[], reversed: readonly FilePatch[]): Diagnostic[] {
+  const deleted = new Set(reversed.filter((file) => file.op === 'delete').map((file) => file.path));
+  return diagnostics.flatMap((diagnostic) => {
+    if (diagnostic.code !== 'mode_not_applied' || diagnostic.path === undefined) return [diagnostic];
+    if (deleted.has(diagnostic.path)) return [];
+    return [{ ...diagnostic, message: `patchd does not apply modes: ${diagnostic.path} keeps its mode (the patch, reversed, asks for its old one).` }];
+  });
 }
 
 function reverseFile(file: FilePatch): Result<FilePatch> {

@@ -238,8 +238,9 @@ function unappliedMode(target: Target): Diagnostic | undefined {
   const { git, newPath: path } = target;
   if (git?.newMode === undefined || path === null || (git.newFile ? git.newMode === '100644' : !git.modeChange)) return undefined;
   const asked = git.newFile ? `\`new file mode ${git.newMode}\`` : `\`new mode ${git.newMode}\``;
-  const done = git.newFile ? 'was created with mode 644 (less the umask)' : 'was patched and keeps its mode';
-  return { code: 'mode_not_applied', message: `${path} ${done}, not its ${asked}: patchd does not apply modes.`, path };
+  // Worded for any outcome: the same note goes with a dry run, a rejection and an applied patch.
+  const outcome = git.newFile ? 'is created with mode 644 (less the umask)' : 'keeps its mode';
+  return { code: 'mode_not_applied', message: `patchd does not apply modes: ${path} ${outcome}, not its ${asked}.`, path };
 }
 
 /** A bare section whose level or file was worked out, for the diagnostics. */

@@ -95,3 +95,20 @@ describe('reversePatch', () => {
     }
   });
 });
+
+test('reversed, the notes on modes fit the reversed patch: none for an executable new file it deletes, the old mode for a mode change', () => {
+  const patch = [
+    'diff --git a/run.sh b/run.sh', 'old mode 100644', 'new mode 100755', 'index 1111111..2222222 100755', '--- a/run.sh', '+++ b/run.sh', '@@ -1 +1 @@', '-echo a', '+echo b',
+    'diff --git a/new.sh b/new.sh', 'new file mode 100755', 'index 0000000..3333333', '--- /dev/null', '+++ b/new.sh', '@@ -0,0 +1 @@', '+echo hi', '',
+  ].join('\n');
+  const notes = (reverse: boolean) => {
+    const parsed = parsePatch({ patch, reverse });
+    assert.ok(parsed.ok);
+    return parsed.value.diagnostics.filter((diagnostic) => diagnostic.code === 'mode_not_applied').map((diagnostic) => diagnostic.message);
+  };
+  assert.deepEqual(notes(false), [
+    'patchd does not apply modes: run.sh keeps its mode, not its `new mode 100755`.',
+    'patchd does not apply modes: new.sh is created with mode 644 (less the umask), not its `new file mode 100755`.',
+  ]);
+  assert.deepEqual(notes(true), ['patchd does not apply modes: run.sh keeps its mode (the patch, reversed, asks for its old one).']);
+});
