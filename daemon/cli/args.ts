@@ -66,8 +66,9 @@ function optionValue(spec: OptionSpec, rawName: string, value: string | undefine
     if (value !== undefined) throw new UsageError(`${rawName} takes no value`);
     return true;
   }
-  // `-C --dry-run`: the user forgot the value, the next option is not it.
-  if (value === undefined || (!inline && value.startsWith('-') && value !== '-')) throw new UsageError(`${rawName} needs a value (${spec.value ?? 'VALUE'})`);
+  // `-C --dry-run`: the user forgot the value, the next option is not it. `-p -1` gave one, which its range check refuses.
+  const looksLikeOption = !inline && value !== undefined && value.startsWith('-') && value !== '-' && !(spec.value === 'N' && /^-\d+$/.test(value));
+  if (value === undefined || looksLikeOption) throw new UsageError(`${rawName} needs a value (${spec.value ?? 'VALUE'})`);
   if (value === '') throw new UsageError(`${rawName} needs a non-empty value`);
   return value;
 }
