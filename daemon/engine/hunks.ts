@@ -1,6 +1,6 @@
 /** Applying one file's hunks: locate each in order (match.ts), then splice the new lines in. */
 import { alreadyThere, engineError, type EngineError } from './errors.ts';
-import { findAnchor, findNearestRegion, LineIndex, seekHunk } from './match.ts';
+import { findAnchor, findNearestRegion, LineIndex, seekBefore, seekHunk, type SeekRequest } from './match.ts';
 import { endingNear, lineEnding, TextWriter, type Piece, type TextFile } from './text.ts';
 import type { LineTier } from './tiers.ts';
 import { fail, ok, type Hunk, type HunkReport, type Result } from './types.ts';
@@ -107,8 +107,11 @@ function locateHunk(hunk: Hunk, from: number, shift: number, context: LocateCont
     return endsAsSaid(hunk, context) ?? ok({ start, tier: 'exact' });
   }
   const clampedHint = hint === undefined ? undefined : Math.min(Math.max(hint, searchFrom), index.length - old.length);
-  const outcome = seekHunk(index, { old, from: searchFrom, hint: clampedHint, atEnd: hunk.atEndOfFile, atStart: hunk.atStartOfFile, tiers });
-  if (outcome.kind === 'found') return endsAsSaid(hunk, context) ?? appliedAtStart(hunk, outcome, context) ?? ok({ start: outcome.start, tier: outcome.tier });
+  const request: SeekRequest = { old, from: searchFrom, hint: clampedHint, atEnd: hunk.atEndOfFile, atStart: hunk.atStartOfFile, tiers };
+  const outcome = seekHunk(index, request);
+  if (outcome.kind === 'found') {
+    return endsAsSaid(hunk, context) ?? appliedAtStart(hunk, outcome, context) ?? misordered(hunk, request, hint, outcome, context) ?? ok({ start: outcome.start, tier: outcome.tier });
+  }
   if (outcome.kind === 'missing' && hunk.edgesYield === true) return beyondEdges(hunk, from, shift, context);
   if (outcome.kind === 'ambiguous') {
     const lines = outcome.starts.map((start) => start + 1).join(', ');
@@ -147,6 +150,27 @@ function appliedAtStart(hunk: Hunk, found: { readonly start: number; readonly ti
   if (newSide.length === 0 || seekHunk(index, { old: newSide, from: 0, atStart: true, atEnd: false, tiers: [found.tier] }).kind !== 'found') return undefined;
   const why = `Hunk ${hunkIndex + 1} of ${path} is numbered from line 1, where ${path} begins with its new side; its old side is only at line ${found.start + 1}.`;
   return fail(alreadyThere(path, why, hunkIndex));
+}
+
+/**
+ * A hunk whose line numbers (shifted as the earlier hunks moved) point above where its search
+ * starts, the end of the previous hunk, is out of order or misnumbered. Found only below, it
+ * goes there (models misnumber hunks). If its text also matches above, at the tier it was found
+ * at, the place below would be a guess against the patch's own numbers: refused, naming both
+ * (GNU patch refuses "misordered hunks"). Asked only then, so in-order hunks pay nothing; an
+ * `@@` anchor binds the search, so a hunk with one is not asked.
+ */
+function misordered(hunk: Hunk, request: SeekRequest, hint: number | undefined, found: { readonly start: number; readonly tier: LineTier }, context: LocateContext): Result<never> | undefined {
+  if (hint === undefined || hint >= request.from || hunk.anchors.length > 0) return undefined;
+  const earlier = seekBefore(context.index, request, found.tier, request.from);
+  if (earlier.length === 0) return undefined;
+  const { path, hunkIndex, previousStart } = context;
+  const lines = `line${earlier.length > 1 ? 's' : ''} ${earlier.map((start) => start + 1).join(', ')}${earlier.length >= 5 ? ', …' : ''}`;
+  const relation = earlier.every((start) => start < previousStart)
+    ? `before hunk ${hunkIndex} (line ${previousStart + 1})`
+    : `before the end of hunk ${hunkIndex} (lines ${previousStart + 1}–${request.from})`;
+  const why = `its line numbers do not put it after hunk ${hunkIndex}, so the patch does not say which is meant. Hunks must be in file order.`;
+  return fail(engineError('ambiguous_context', `Hunk ${hunkIndex + 1} of ${path} matches ${lines}, ${relation}, and again at line ${found.start + 1}; ${why}`, { path, hunkIndex }));
 }
 
 /** A hunk of added lines only: at the edge it must be at, after its anchor, at its hinted line, or else at the end of the file. */

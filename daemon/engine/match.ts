@@ -144,6 +144,17 @@ export function seekHunk(file: LineIndex, request: SeekRequest): SeekOutcome {
   return { kind: 'missing' };
 }
 
+/**
+ * Starts before `before` (ignoring `request.from`) where the old lines match at `tier`, a sample
+ * of at most `AMBIGUITY_SAMPLE`, ascending: the places above its search range a hunk could mean.
+ */
+export function seekBefore(file: LineIndex, request: SeekRequest, tier: LineTier, before: number): readonly number[] {
+  const bounds = searchBounds(file, { ...request, from: 0 });
+  if (!bounds) return [];
+  const wanted = request.old.map((line) => normalizeLine(tier, line));
+  return findMatches(file, tier, wanted, request, { first: bounds.first, last: Math.min(bounds.last, before - 1), limit: AMBIGUITY_SAMPLE, disjoint: false });
+}
+
 /** Every non-overlapping match (top to bottom) at the lowest tier that has one; for replace-all edits. */
 export function seekAll(file: LineIndex, request: SeekRequest): { readonly starts: readonly number[]; readonly tier: LineTier } | undefined {
   const bounds = searchBounds(file, request);

@@ -158,6 +158,20 @@ describe('patchd apply: git and patch habits', () => {
     assert.doesNotMatch(again.stdout, /\u001b\[/);
   });
 
+  test('hunks out of order, the later one matching before the earlier and again after it: refused (exit 1), both places named, nothing written', () => {
+    const lines = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, offset) => `l${from + offset}\n`).join('');
+    const { tree, file } = greetTree();
+    using _tree = tree;
+    tree.write('f.txt', `${lines(1, 9)}dup1\ndup2\ndup3\n${lines(13, 49)}u1\nu2\nu3\n${lines(53, 69)}dup1\ndup2\ndup3\n`);
+    const patch = file('misordered.diff', '--- a/f.txt\n+++ b/f.txt\n@@ -50,3 +50,3 @@\n u1\n-u2\n+U2\n u3\n@@ -10,3 +10,3 @@\n dup1\n-dup2\n+DUP2\n dup3\n');
+    const before = tree.fingerprint();
+    const run = patchd(['apply', patch, '-C', tree.root]);
+    assert.equal(run.code, 1, run.stdout);
+    assert.match(run.stdout, /^rejected: nothing was changed/);
+    assert.match(run.stdout, /ambiguous_context \(f\.txt, hunk 2\): Hunk 2 of f\.txt matches line 10, before hunk 1 \(line 50\), and again at line 70; .*Hunks must be in file order\./);
+    assert.equal(tree.fingerprint(), before);
+  });
+
   test('-p N strips N leading path components, like patch -pN', () => {
     const { tree, file } = greetTree();
     using _tree = tree;

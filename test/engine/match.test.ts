@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { findAnchor, findNearestRegion, LineIndex, seekAll, seekHunk } from '../../daemon/engine/match.ts';
+import { findAnchor, findNearestRegion, LineIndex, seekAll, seekBefore, seekHunk } from '../../daemon/engine/match.ts';
 import { decodeText, indexText, lineAt } from '../../daemon/engine/text.ts';
 import { ALL_TIERS, EXACT_ONLY, normalizeLine } from '../../daemon/engine/tiers.ts';
 
@@ -99,4 +99,15 @@ test('seekAll: every non-overlapping match, top to bottom, at the lowest tier th
   assert.deepEqual(seekAll(repeats, { old: ['x '], from: 0, atEnd: false, tiers: ALL_TIERS }), { starts: [0, 1, 2, 4, 5], tier: 'trailing_whitespace' });
   assert.deepEqual(seekAll(repeats, { old: [' x'], from: 0, atEnd: false, tiers: ALL_TIERS }), { starts: [6], tier: 'trailing_whitespace' });
   assert.equal(seekAll(repeats, { old: ['z'], from: 0, atEnd: false, tiers: ALL_TIERS }), undefined);
+});
+
+test('seekBefore: the starts before a line at one tier, whatever `from` says; a match may run past that line', () => {
+  const request = { old: ['a', 'b'], from: 5, atEnd: false, tiers: ALL_TIERS };
+  assert.deepEqual(seekBefore(file, request, 'exact', 5), [0, 3]);
+  assert.deepEqual(seekBefore(file, request, 'exact', 4), [0, 3]);
+  assert.deepEqual(seekBefore(file, request, 'exact', 3), [0]);
+  assert.deepEqual(seekBefore(file, request, 'exact', 0), []);
+  assert.deepEqual(seekBefore(file, { ...request, old: ['indented'] }, 'exact', 8), []);
+  assert.deepEqual(seekBefore(file, { ...request, old: ['indented'] }, 'whitespace', 8), [6]);
+  assert.deepEqual(seekBefore(file, { ...request, old: ['d'], atEnd: true }, 'exact', 8), [], 'held to the end, a match elsewhere does not count');
 });

@@ -79,8 +79,11 @@ test('hints resolve duplicates and shift with earlier hunks', () => {
   const snapshot = { f: file('x\ny\nx\ny\nx\ny\n') };
   assert.equal(rejected(plan([{ op: 'update', path: 'f', hunks: [hunk(' x\n-y\n+Y')] }], snapshot)), 'ambiguous_context');
   assert.equal(applied(plan([{ op: 'update', path: 'f', hunks: [hunk(' x\n-y\n+Y', { oldStart: 3 })] }], snapshot)), 'x\ny\nx\nY\nx\ny\n');
-  const shifted = plan([{ op: 'update', path: 'f', hunks: [hunk(' x\n-y\n+Y', { oldStart: 3 }), hunk(' x\n-y\n+Z', { oldStart: 3 })] }], snapshot);
-  assert.equal(applied(shifted), 'x\ny\nx\nY\nx\nZ\n');
+  const inOrder = plan([{ op: 'update', path: 'f', hunks: [hunk(' x\n-y\n+Y', { oldStart: 3 }), hunk(' x\n-y\n+Z', { oldStart: 5 })] }], snapshot);
+  assert.equal(applied(inOrder), 'x\ny\nx\nY\nx\nZ\n');
+  // Numbered inside the first hunk, the second matches there and before it as well as after it: which copy is meant is a guess (test/engine/hunkOrder.test.ts).
+  const sameLine = plan([{ op: 'update', path: 'f', hunks: [hunk(' x\n-y\n+Y', { oldStart: 3 }), hunk(' x\n-y\n+Z', { oldStart: 3 })] }], snapshot);
+  assert.equal(rejected(sameLine), 'ambiguous_context');
 });
 
 test('hunks are searched after the previous one; an earlier-only match fails', () => {
