@@ -7,7 +7,8 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { RpcError, type Workspace } from '../../client/index.ts';
+import { RpcError, type Change, type Workspace } from '../../client/index.ts';
+import { isUnreadable, patchSourceOf } from '../cli/input.ts';
 import {
   ERROR_HINTS, ErrorCodeSchema, ReadFileParamsSchema, ReadFileResultSchema, ReceiptSchema, SessionDiffResultSchema, TransactionIdSchema,
   type Receipt,
@@ -19,7 +20,7 @@ import { openObject } from './openSchema.ts';
 const APPLY_PATCH_DESCRIPTION = [
   'Apply a patch to files in the workspace, atomically: every file changes or none does.',
   'Prefer a unified diff (`--- a/path`, `+++ b/path`, `@@ -l,n +l,n @@` hunks with about three lines of context);',
-  'the `*** Begin Patch` envelope, SEARCH/REPLACE blocks and `apply_patch <<EOF` commands are accepted too.',
+  'the `*** Begin Patch` envelope, SEARCH/REPLACE blocks, `apply_patch <<EOF` commands and JSON (an array of V4A operations, or {"edits": [...]}) are accepted too.',
   'Line numbers are hints: context decides where a hunk goes. On rejection nothing is written and the result gives',
   'the error code, a hint and the nearest text in the file: re-read it and send a corrected patch.',
 ].join(' ');
@@ -51,7 +52,7 @@ export function createMcpServer(workspace: Workspace, info: McpServerInfo): McpS
     inputSchema: ApplyPatchInput.shape,
     outputSchema: openObject(ReceiptSchema),
     annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
-  }, async ({ patch, dry_run: dryRun }, { signal }) => receiptResult(await workspace.apply(patch, { dryRun: dryRun === true, signal })));
+  }, async ({ patch, dry_run: dryRun }, { signal }) => receiptResult(await workspace.apply(changeOf(patch), { dryRun: dryRun === true, signal })));
 
   server.registerTool('read_file', {
     title: 'Read a file',
@@ -93,6 +94,13 @@ export function createMcpServer(workspace: Workspace, info: McpServerInfo): McpS
   });
 
   return server;
+}
+
+/** The patch text, or the V4A operations or edits it holds as JSON (read as `patchd apply` reads a file); JSON of no known shape goes as text, to be told so. */
+function changeOf(patch: string): Change {
+  const source = patchSourceOf(patch, 'auto', 'the patch');
+  if (isUnreadable(source) || 'patch' in source) return patch;
+  return 'operations' in source ? source.operations : { edits: source.edits };
 }
 
 function receiptResult(receipt: Receipt): CallToolResult {
