@@ -1,7 +1,7 @@
 /** Applying one file's hunks: locate each in order (match.ts), then splice the new lines in. */
 import { alreadyThere, engineError, type EngineError } from './errors.ts';
 import { findAnchor, findNearestRegion, LineIndex, seekBefore, seekHunk, type SeekRequest } from './match.ts';
-import { endingNear, lineEnding, TextWriter, type Piece, type TextFile } from './text.ts';
+import { endingNear, indexText, lineEnding, TextWriter, type Piece, type TextFile } from './text.ts';
 import type { LineTier } from './tiers.ts';
 import { fail, ok, type Hunk, type HunkReport, type Result } from './types.ts';
 
@@ -17,6 +17,11 @@ export interface AppliedEdit {
 }
 
 export interface AppliedHunks {
+  /**
+   * The file as the hunks were applied to it, which `pieces` are runs of: the file given, or,
+   * when the hunks spell its BOM (see `applyHunks`), the same file with the BOM as text.
+   */
+  readonly file: TextFile;
   /** The new content: runs of old lines and new text (see `assemble`). */
   readonly pieces: readonly Piece[];
   readonly finalNewline: boolean;
@@ -33,15 +38,34 @@ interface Located {
   readonly length: number;
 }
 
-/** With `literalEndings`, the hunks are EOL-explicit even when none of their lines ends in CR (see `carriesEndings`). */
+/**
+ * With `literalEndings`, the hunks are EOL-explicit even when none of their lines ends in CR (see `carriesEndings`).
+ *
+ * A file's BOM is kept apart from its lines, and a hunk that says nothing of it leaves it be
+ * (DESIGN, Matching: keep the BOM). A hunk that spells it, its old side starting with the BOM
+ * where the file starts (git diffs bytes), says what becomes of it: the file's first line is
+ * then read with its BOM, as `git apply` reads it, and the BOM stays only where the new side
+ * writes it. So `-\uFEFFx` `+x` removes it.
+ */
 export function applyHunks(file: TextFile, hunks: readonly Hunk[], path: string, tiers: readonly LineTier[], literalEndings = false): Result<AppliedHunks> {
-  const usable = file.bom ? hunks.map((hunk) => stripBom(hunk, file.text === '')) : hunks;
-  const explicit = literalEndings || carriesEndings(usable);
+  if (!file.bom) return applyAsGiven(file, hunks, path, tiers, literalEndings);
+  const stripped = applyAsGiven(file, hunks.map((hunk) => stripBom(hunk, file.text === '')), path, tiers, literalEndings);
+  if (!stripped.ok || !spellsBom(hunks, stripped.value.reports)) return stripped;
+  return applyAsGiven(indexText(BOM + file.text), hunks, path, tiers, literalEndings);
+}
+
+function applyAsGiven(file: TextFile, hunks: readonly Hunk[], path: string, tiers: readonly LineTier[], literalEndings: boolean): Result<AppliedHunks> {
+  const explicit = literalEndings || carriesEndings(hunks);
   const index = new LineIndex(file, explicit ? 'raw' : 'content');
   const anchors = explicit ? new LineIndex(file) : index;
-  const located = locateHunks({ index, anchors }, usable, path, tiers);
+  const located = locateHunks({ index, anchors }, hunks, path, tiers);
   if (!located.ok) return located;
   return ok(spliceHunks({ file, index, explicit }, located.value.located, located.value.reports));
+}
+
+/** Whether the hunk found at the file's first line starts its old side with the BOM (`reports`: where the hunks, BOM stripped, were found). */
+function spellsBom(hunks: readonly Hunk[], reports: readonly HunkReport[]): boolean {
+  return reports.some((report) => report.line === 1 && sideLines(hunks[report.index]!, 'old')[0]?.startsWith(BOM) === true);
 }
 
 /**
@@ -227,7 +251,7 @@ function spliceHunks(target: Target, located: readonly Located[], reports: reado
     if (copied === target.index.length && hunk.finalNewline) finalNewline = hunk.finalNewline.new;
   }
   writer.copy(copied, target.index.length);
-  return { pieces: writer.finish(finalNewline), finalNewline, lineCount: writer.lineCount, reports, edits };
+  return { file: target.file, pieces: writer.finish(finalNewline), finalNewline, lineCount: writer.lineCount, reports, edits };
 }
 
 /**
@@ -266,7 +290,8 @@ function writeHunk(hunk: Hunk, target: Target, start: number, writer: TextWriter
 }
 
 /**
- * The file keeps its BOM apart from its lines; a hunk that spells it (git diffs bytes) loses it.
+ * The file keeps its BOM apart from its lines; a hunk that spells it (git diffs bytes) loses it,
+ * to be found (`applyHunks` then reads it literally when it does so at the file's start).
  * In a file that is nothing but a BOM, an old line that is just the BOM is the BOM, not a line.
  */
 function stripBom(hunk: Hunk, bomOnly: boolean): Hunk {

@@ -3,12 +3,12 @@ import { alreadyAppliedError } from './alreadyApplied.ts';
 import { planEdit } from './edits.ts';
 import { emptinessAsSaid, isNewSide, newSideAsSaid, sideHeld } from './blobs.ts';
 import { withoutFileEdges } from './fileEdges.ts';
-import { engineError } from './errors.ts';
+import { alreadyThere, engineError } from './errors.ts';
 import { applyHunks, carriesEndings, type AppliedHunks } from './hunks.ts';
 import { loneCarriageReturnError, missesLoneCarriageReturns } from './loneCarriageReturns.ts';
 import { diffEdits, diffWhole } from './receiptDiff.ts';
 import { planSeries } from './series.ts';
-import { requireAbsent, requireFile, requireText, type Files } from './snapshots.ts';
+import { requireAbsent, requireFile, requireText, sameBytes, type Files } from './snapshots.ts';
 import { assemble, decodeText, encodeText, lineCount, type TextFile } from './text.ts';
 import { ALL_TIERS, EXACT_ONLY, type LineTier } from './tiers.ts';
 import { fail, ok, type BlobIds, type FilePatch, type Hunk, type ParsedPatch, type Plan, type PlannedFile, type PlanOptions, type Result } from './types.ts';
@@ -89,14 +89,17 @@ function planUpdate({ fromPath, path, hunks, blobs }: HunksOfFile, files: Files,
   const literal = held === 'old' ? asGitWrote(source.value, usable, fromPath, tiers, blobs) : undefined;
   const applied = literal === undefined ? applyHunks(source.value, usable, fromPath, tiers) : ok(literal.applied);
   if (!applied.ok) return applied;
-  const { pieces, finalNewline, reports, edits } = applied.value;
+  const { file, pieces, finalNewline, reports, edits } = applied.value;
+  const op = fromPath === path ? 'update' : 'rename';
+  const after = literal?.after ?? assemble(file, pieces);
+  if (op === 'update' && hunks.some(changesLines) && sameBytes(after, bytes.value)) {
+    return fail(alreadyThere(path, `Applying the patch would leave every byte of ${path} as it is: the file already reads as its new side.`));
+  }
   const diff = diffEdits(
-    { name: `a/${fromPath}`, lines: lineCount(source.value), finalNewline: source.value.finalNewline },
+    { name: `a/${fromPath}`, lines: lineCount(file), finalNewline: file.finalNewline },
     { name: `b/${path}`, lines: applied.value.lineCount, finalNewline },
     edits,
   );
-  const op = fromPath === path ? 'update' : 'rename';
-  const after = literal?.after ?? assemble(source.value, pieces);
   return ok({ op, path, fromPath: op === 'rename' ? fromPath : undefined, after, hunks: reports, diff, diagnostics: [] });
 }
 
@@ -113,8 +116,18 @@ function asGitWrote(file: TextFile, hunks: readonly Hunk[], path: string, tiers:
   if (blobs === undefined || file.crlfCount === 0 || carriesEndings(hunks)) return undefined;
   const applied = applyHunks(file, hunks, path, tiers, true);
   if (!applied.ok) return undefined;
-  const after = assemble(file, applied.value.pieces);
+  const after = assemble(applied.value.file, applied.value.pieces);
   return isNewSide(after, blobs) ? { applied: applied.value, after } : undefined;
+}
+
+/**
+ * A hunk that removes or adds lines says the file changes. When the file comes out of it byte
+ * for byte as it was (what it adds is what it removes there, at a tolerance tier or through the
+ * BOM the file keeps), that change is already there: `already_applied`, never a receipt claiming
+ * lines changed. Hunks of context only ask for nothing and apply as the no-op they are.
+ */
+function changesLines(hunk: Hunk): boolean {
+  return hunk.lines.some((line) => line.kind !== 'context');
 }
 
 function planRename(filePatch: Extract<FilePatch, { op: 'rename' }>, files: Files, tiers: readonly LineTier[]): Result<PlannedFile> {

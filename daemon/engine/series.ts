@@ -156,7 +156,8 @@ function fileBytes(snapshot: FileSnapshot | undefined): Uint8Array | undefined {
   return snapshot?.kind === 'file' ? snapshot.bytes : undefined;
 }
 
-const utf8 = new TextDecoder();
+/** Keeps a BOM as text, so a series that drops or adds one shows it in the diff. */
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 function textOf(bytes: Uint8Array | undefined): string {
   return bytes === undefined ? '' : utf8.decode(bytes);

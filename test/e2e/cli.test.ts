@@ -201,6 +201,23 @@ describe('patchd apply: git and patch habits', () => {
     assert.equal(twice.code, 1, 'reversing a patch that is not applied is a rejection');
   });
 
+  test('a git diff that drops a UTF-8 BOM drops it, -R puts it back, and neither claims a change it did not make', () => {
+    const { tree, file } = greetTree('\uFEFFbom\nb\n');
+    using _tree = tree;
+    const bytes = () => readFileSync(join(tree.root, 'greet.txt')).toString('latin1');
+    const patch = file('bom.diff', 'diff --git a/greet.txt b/greet.txt\n--- a/greet.txt\n+++ b/greet.txt\n@@ -1,2 +1,2 @@\n-\uFEFFbom\n+bom\n b\n');
+    const run = patchd(['apply', patch, '-C', tree.root]);
+    assert.equal(run.code, 0, run.stdout);
+    assert.equal(bytes(), 'bom\nb\n');
+    assert.equal(patchd(['apply', patch, '-C', tree.root]).code, 1, 'applied twice: already_applied');
+    assert.equal(patchd(['apply', '-R', patch, '-C', tree.root]).code, 0);
+    assert.equal(bytes(), '\xEF\xBB\xBFbom\nb\n');
+    const twice = patchd(['apply', '-R', '--json', patch, '-C', tree.root]);
+    assert.equal(twice.code, 1, twice.stdout);
+    assert.equal(ReceiptSchema.parse(JSON.parse(twice.stdout)).error?.code, 'already_applied');
+    assert.equal(bytes(), '\xEF\xBB\xBFbom\nb\n');
+  });
+
   test('-R of a change that hides what it replaced is not_reversible', () => {
     const { tree, file } = greetTree();
     using _tree = tree;

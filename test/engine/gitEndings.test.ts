@@ -1,6 +1,7 @@
 /**
  * Line endings against real git (DESIGN, Matching → Line endings). Random files (LF, CRLF,
- * mixed, lone CRs, with or without BOM and final newline) get random edits, and a real
+ * mixed, lone CRs, with or without BOM and final newline) get random edits (now and then one
+ * that drops or adds the BOM), and a real
  * `git diff` is taken of each:
  * - the diff, on the file it was made from, gives exactly the bytes `git apply` writes, matched
  *   at tier `exact`: its lines carry their CRs, or its index line vouches for its LFs;
@@ -62,12 +63,15 @@ interface Change {
   readonly finalNewline: boolean;
   /** The ending a line gets when it stops being the unterminated last line, or when the last line gains one. */
   readonly closing: Ending;
+  /** The new version drops the BOM the old one has, or gains one. */
+  readonly flipsBom: boolean;
 }
 
 const changeOf: fc.Arbitrary<Change> = fc.record({
   edits: fc.array(fc.record({ at: fc.nat(), remove: fc.nat({ max: 4 }), insert: fc.array(fc.tuple(newContent, anyEnding), { maxLength: 4 }) }), { minLength: 1, maxLength: 2 }),
   finalNewline: fc.boolean(),
   closing: anyEnding,
+  flipsBom: fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
 });
 
 const caseOf: fc.Arbitrary<Case> = fc.oneof(
@@ -83,7 +87,7 @@ function edited(before: NonNullable<Version>, change: Change): Version {
   }
   const last = lines.length - 1;
   return {
-    bom: before.bom,
+    bom: change.flipsBom ? !before.bom : before.bom,
     lines: lines.map((line, index) => ({ content: line.content, ending: index < last || change.finalNewline ? line.ending || change.closing : '' })),
   };
 }

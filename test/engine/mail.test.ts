@@ -64,6 +64,18 @@ describe('git format-patch mail', () => {
     assert.equal(result.value.files[0]!.hunks.length, 2);
   });
 
+  test('a mailbox whose first mail drops the BOM: the net bytes have none, and the net diff shows it going', () => {
+    using scratch = createScratch();
+    gitRepo(scratch.dir, { 'a.txt': '\uFEFFa\nb\n' });
+    commit(scratch.dir, { 'a.txt': 'a\nb\n' }, 'Drop the BOM');
+    commit(scratch.dir, { 'a.txt': 'a\nB\n' }, 'Shout');
+    const mbox = git(scratch.dir, 'format-patch', '--stdout', 'HEAD~2');
+    const result = planned(mbox, { 'a.txt': '\uFEFFa\nb\n' });
+    assert.ok(result.ok, result.ok ? '' : result.error.message);
+    assert.equal(new TextDecoder('utf-8', { ignoreBOM: true }).decode(result.value.files[0]!.after!), 'a\nB\n');
+    assert.match(result.value.files[0]!.diff, /^-\uFEFFa\n-b\n\+a\n\+B$/m);
+  });
+
   test('a later mail that does not apply names its mail; a mailbox already applied is already_applied', () => {
     using scratch = createScratch();
     gitRepo(scratch.dir, { 'a.txt': 'x\ny\n' });

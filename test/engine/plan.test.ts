@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { planPatch } from '../../daemon/engine/plan.ts';
+import { sameBytes } from '../../daemon/engine/snapshots.ts';
 import type { FilePatch, FileSnapshot, Hunk, HunkLine, ParsedPatch } from '../../daemon/engine/types.ts';
 
 const encode = (text: string) => new TextEncoder().encode(text);
@@ -46,8 +47,9 @@ test('CRLF file: added lines take CRLF; BOM and missing final newline survive', 
   assert.equal(applied(plan([{ op: 'update', path: 'f', hunks: [hunk('-a\n+A')] }], { f: file('\uFEFFa\nb') })), '\uFEFFA\nb');
 });
 
-test('a BOM spelled in the patch still matches the first line', () => {
-  assert.equal(applied(plan([{ op: 'update', path: 'f', hunks: [hunk('-\uFEFFa\n+A')] }], { f: file('\uFEFFa\n') })), '\uFEFFA\n');
+test('a BOM spelled in the patch matches the first line; the new side says whether it stays', () => {
+  assert.equal(applied(plan([{ op: 'update', path: 'f', hunks: [hunk('-\uFEFFa\n+\uFEFFA')] }], { f: file('\uFEFFa\n') })), '\uFEFFA\n');
+  assert.equal(applied(plan([{ op: 'update', path: 'f', hunks: [hunk('-\uFEFFa\n+A')] }], { f: file('\uFEFFa\n') })), 'A\n');
 });
 
 test('no-newline markers add or remove the final newline; a marked hunk must end the file', () => {
@@ -180,4 +182,19 @@ test('a receipt diff of contents too far apart falls back to remove-all, add-all
   assert.equal(lines[2], '@@ -1,3000 +1,3000 @@');
   assert.equal(lines.filter((line) => line.startsWith('-old')).length, 3000);
   assert.equal(lines.filter((line) => line.startsWith('+new')).length, 3000);
+});
+
+test('sameBytes compares every byte, at any offset and length', () => {
+  const buffer = new Uint8Array(64).map((_, index) => index % 7);
+  for (const [offset, length] of [[0, 0], [0, 13], [1, 13], [3, 32], [4, 40], [2, 5]] as const) {
+    const a = buffer.subarray(offset, offset + length);
+    const copy = new Uint8Array(a);
+    assert.ok(sameBytes(a, copy), `${offset}+${length}`);
+    for (let at = 0; at < length; at++) {
+      const changed = new Uint8Array(a);
+      changed[at]! ^= 1;
+      assert.ok(!sameBytes(a, changed) && !sameBytes(changed, a), `${offset}+${length} differs at ${at}`);
+    }
+    assert.ok(length === 0 || !sameBytes(a, copy.subarray(1)));
+  }
 });
