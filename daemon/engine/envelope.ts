@@ -5,7 +5,7 @@
 import { isBlank, limitExceeded, parseChunks, quoteLine, type ChunkSource, type ParsedChunks } from './chunks.ts';
 import { engineError, type EngineError } from './errors.ts';
 import { LIMITS } from './limits.ts';
-import { normalizePatchPath } from './paths.ts';
+import { normalizePatchPath, pathErrorAt } from './paths.ts';
 import { fail, ok, type Diagnostic, type FilePatch, type ParsedPatch, type Result } from './types.ts';
 
 const BEGIN_PATCH = '*** Begin Patch';
@@ -227,7 +227,7 @@ function resolvePath(raw: string, index: number): Result<string> {
   if (raw === '') return fail(parseError(`${patchLine(index)}: the section names no file path.`));
   const normalized = normalizePatchPath(raw);
   if (normalized.ok) return normalized;
-  return fail(engineError(normalized.error.code, `${patchLine(index)}: ${normalized.error.message}`, { path: raw }));
+  return fail(pathErrorAt(patchLine(index), raw, normalized.error));
 }
 
 /** Every path a file section touches may appear in one section only. */

@@ -2,6 +2,7 @@
 
 // The table is part of the wire contract; it is the one import the engine takes from outside itself.
 import { ERROR_HINTS } from '../../protocol/errorHints.ts';
+import { LIMITS } from './limits.ts';
 
 export { ERROR_HINTS };
 
@@ -41,9 +42,14 @@ export interface ErrorDetails {
   readonly limit?: LimitInfo | undefined;
 }
 
+/**
+ * The error, with its hint. A `path` longer than `maxPathChars` is left out: no receipt can carry
+ * it (the protocol bounds receipt paths), and only a name the patch spells, before
+ * `normalizePatchPath` refuses it, can be that long.
+ */
 export function engineError(code: ErrorCode, message: string, details: ErrorDetails = {}): EngineError {
   const error: { -readonly [K in keyof EngineError]: EngineError[K] } = { code, message, hint: ERROR_HINTS[code] };
-  if (details.path !== undefined) error.path = details.path;
+  if (details.path !== undefined && details.path.length <= LIMITS.maxPathChars) error.path = details.path;
   if (details.hunkIndex !== undefined) error.hunkIndex = details.hunkIndex;
   if (details.nearest !== undefined) error.nearest = details.nearest;
   if (details.limit !== undefined) error.limit = details.limit;

@@ -12,6 +12,13 @@ export const LIMITS = {
   maxFileBytes: 64 * 1024 * 1024,
   /** V4A operations in one call. */
   maxOperations: 2_000,
+  /**
+   * A file path a patch names, once normalised, in UTF-16 code units. Mirrors `MAX_PATH_CHARS` in
+   * protocol/workspace.ts (the engine imports nothing but the error table from outside itself;
+   * test/server/protocolParity.test.ts keeps them equal): a longer path could not be named in a
+   * receipt, whose paths the protocol bounds by it.
+   */
+  maxPathChars: 4_096,
 } as const;
 
 export type LimitName = keyof typeof LIMITS;

@@ -1,16 +1,26 @@
 /** Lexical path rules: the engine refuses escapes before any file is looked up. */
-import { engineError } from './errors.ts';
+import { engineError, type EngineError } from './errors.ts';
+import { LIMITS } from './limits.ts';
 import { fail, ok, type Result } from './types.ts';
+
+/** How much of an overlong path a message shows. */
+const SHOWN_PATH_CHARS = 80;
 
 /**
  * Normalises a workspace-relative path as a patch names it: collapses `.` and `a/../b`,
  * drops duplicate slashes. Absolute paths, drive letters, backslashes, NUL and `..` that
  * climbs out of the root are `path_escape`; a path that can only name a directory (`dir/`,
- * `dir/.`) is `is_directory`, never a file called `dir`.
+ * `dir/.`) is `is_directory`, never a file called `dir`. A path still longer than
+ * `maxPathChars` once normalised is `limit_exceeded`, and its error names no path: no receipt
+ * could carry it (nor does any other error carry so long a name, see `engineError`).
  */
 export function normalizePatchPath(raw: string): Result<string> {
-  if (isAlreadyNormal(raw)) return ok(raw);
-  const escape = (why: string) => fail<string>(engineError('path_escape', `The path ${JSON.stringify(raw)} ${why}.`, { path: raw }));
+  const path = isAlreadyNormal(raw) ? ok(raw) : applyPathRules(raw);
+  return path.ok && path.value.length > LIMITS.maxPathChars ? fail(pathTooLong(path.value)) : path;
+}
+
+function applyPathRules(raw: string): Result<string> {
+  const escape = (why: string) => fail<string>(engineError('path_escape', `The path ${quoted(raw)} ${why}.`, { path: raw }));
   if (raw.length === 0) return fail(engineError('parse_error', 'A file path is empty.'));
   if (raw.includes('\0')) return escape('contains a NUL byte');
   if (raw.includes('\\')) return escape('contains a backslash');
@@ -28,9 +38,30 @@ export function normalizePatchPath(raw: string): Result<string> {
   }
   if (parts.length === 0) return escape('names the workspace root itself');
   if (namesDirectory(raw)) {
-    return fail(engineError('is_directory', `The path ${JSON.stringify(raw)} names a directory (it ends in \`/\`); patches add, change and delete files.`, { path: parts.join('/') }));
+    return fail(engineError('is_directory', `The path ${quoted(raw)} names a directory (it ends in \`/\`); patches add, change and delete files.`, { path: parts.join('/') }));
   }
   return ok(parts.join('/'));
+}
+
+/** The path as a message quotes it: whole, unless it is longer than any path patchd accepts. */
+function quoted(path: string): string {
+  return JSON.stringify(path.length > LIMITS.maxPathChars ? `${path.slice(0, SHOWN_PATH_CHARS)}…` : path);
+}
+
+function pathTooLong(path: string): EngineError {
+  const max = LIMITS.maxPathChars;
+  return engineError('limit_exceeded', `A file path is ${path.length} characters long; at most ${max} are accepted (${quoted(path)}). Name a file with a shorter path.`, {
+    limit: { name: 'maxPathChars', max, actual: path.length },
+  });
+}
+
+/**
+ * `error`, from normalising `raw`, told `where` (a patch line, an operation): it names `raw` as
+ * written, unless it is a path too long to name.
+ */
+export function pathErrorAt(where: string, raw: string, error: EngineError): EngineError {
+  const path = error.code === 'limit_exceeded' ? undefined : raw;
+  return engineError(error.code, `${where}: ${error.message}`, { path, limit: error.limit });
 }
 
 const SLASH = 0x2f;

@@ -25,7 +25,7 @@
 import { isBlank, limitExceeded } from './chunks.ts';
 import { engineError, type EngineError } from './errors.ts';
 import { LIMITS } from './limits.ts';
-import { normalizePatchPath } from './paths.ts';
+import { normalizePatchPath, pathErrorAt } from './paths.ts';
 import { fail, ok, type Diagnostic, type FilePatch, type ParsedPatch, type Result, type TextEdit } from './types.ts';
 
 export const SEARCH_MARKER = /^<{5,9} SEARCH>?\s*$/;
@@ -137,7 +137,7 @@ function blockPath(reader: Reader, head: number): Result<string> {
     return fail(parseError(`The block at ${patchLine(head)} names no file. Put the file's path alone on the line before the block (or before its opening fence).`));
   }
   const normalized = normalizePatchPath(found.path);
-  if (!normalized.ok) return fail(engineError(normalized.error.code, `${patchLine(found.index)}: ${normalized.error.message}`, { path: found.path }));
+  if (!normalized.ok) return fail(pathErrorAt(patchLine(found.index), found.path, normalized.error));
   if (!found.inFence) reader.pathLines.add(found.index);
   reader.previousPath = normalized.value;
   return normalized;

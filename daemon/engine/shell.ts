@@ -19,7 +19,7 @@ import { isBlank, quoteLine } from './chunks.ts';
 import { detectTextDialect } from './detect.ts';
 import { parseEnvelope } from './envelope.ts';
 import { engineError, type EngineError } from './errors.ts';
-import { normalizePatchPath } from './paths.ts';
+import { normalizePatchPath, pathErrorAt } from './paths.ts';
 import { fail, ok, type Diagnostic, type FilePatch, type ParsedPatch, type Result } from './types.ts';
 import { parseUnified } from './unified.ts';
 
@@ -89,7 +89,7 @@ function inDirectory(files: readonly FilePatch[], directory: string): Result<Fil
 function joinPath(directory: string, path: string): Result<string> {
   const joined = normalizePatchPath(`${directory}/${path}`);
   if (joined.ok) return joined;
-  return fail(engineError(joined.error.code, `After cd ${directory}: ${joined.error.message}`, { path: `${directory}/${path}` }));
+  return fail(pathErrorAt(`After cd ${directory}`, `${directory}/${path}`, joined.error));
 }
 
 function describeCommand(command: Command): Diagnostic {

@@ -15,7 +15,7 @@ import { limitExceeded, quoteLine } from './chunks.ts';
 import { engineError, type EngineError } from './errors.ts';
 import { LIMITS } from './limits.ts';
 import { splitPatchLines } from './patchText.ts';
-import { normalizePatchPath } from './paths.ts';
+import { normalizePatchPath, pathErrorAt } from './paths.ts';
 import { fail, ok, type FilePatch, type ParsedPatch, type Result, type StructuredEdit, type TextEdit } from './types.ts';
 
 type Parsed = { readonly path: string; readonly write: FilePatch } | { readonly path: string; readonly edit: TextEdit };
@@ -54,7 +54,7 @@ function parseEdit(edit: StructuredEdit, index: number): Result<Parsed> {
   const kinds = ['oldText', 'insertLine', 'content'].filter((key) => key in edit);
   if (kinds.length !== 1) return fail(parseError(`${label} (${quoteLine(edit.path)}) ${kinds.length === 0 ? 'says nothing to do' : `mixes ${kinds.join(' and ')}`}. ${SHAPES}`, edit.path));
   const path = normalizePatchPath(edit.path);
-  if (!path.ok) return fail(engineError(path.error.code, `${label}: ${path.error.message}`, { path: edit.path }));
+  if (!path.ok) return fail(pathErrorAt(label, edit.path, path.error));
   const context = { label: `${label} (${path.value})`, path: path.value };
   if ('content' in edit) return parseWrite(edit, context);
   if ('oldText' in edit) return parseReplace(edit, context);

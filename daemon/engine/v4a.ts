@@ -6,7 +6,7 @@ import { limitExceeded, parseChunks, quoteLine, type ChunkSource } from './chunk
 import { engineError, type EngineError } from './errors.ts';
 import { LIMITS } from './limits.ts';
 import { splitPatchLines } from './patchText.ts';
-import { normalizePatchPath } from './paths.ts';
+import { normalizePatchPath, pathErrorAt } from './paths.ts';
 import { fail, hunksOf, ok, type FilePatch, type ParsedPatch, type Result, type V4AOperation } from './types.ts';
 
 /** One operation being read, and how to name it in an error message. */
@@ -49,7 +49,7 @@ function parseOperation(operation: V4AOperation, index: number, hunksBefore: num
   if (shape !== undefined) return fail(shape);
   const label = `operation ${index + 1} (${operation.type} ${quoteLine(operation.path)})`;
   const path = normalizePatchPath(operation.path);
-  if (!path.ok) return fail(engineError(path.error.code, `${label}: ${path.error.message}`, { path: operation.path }));
+  if (!path.ok) return fail(pathErrorAt(label, operation.path, path.error));
   const context: OperationContext = { operation, label, path: path.value };
   if (operation.type === 'delete_file') return ok({ op: 'delete', path: path.value, hunks: [] });
   const lines = readDiffLines(context);

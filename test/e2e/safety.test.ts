@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { MAX_PATH_CHARS, ReceiptSchema } from '../../protocol/index.ts';
 import { suiteClient } from '../helpers/suiteDaemon.ts';
 import { createTempTree } from '../helpers/tempTree.ts';
 
@@ -46,6 +47,30 @@ describe('escapes never write outside the workspace', () => {
     await using workspace = await client().openWorkspace(tree.root);
     const receipt = await workspace.apply([{ type: 'create_file', path: 'evil\u0000.txt', diff: '+x\n' }]);
     assert.equal(receipt.status, 'rejected');
+    assert.equal(tree.fingerprint(), before);
+  });
+
+  test(`a path over ${MAX_PATH_CHARS} characters is a limit_exceeded receipt that fits the protocol, in every text dialect; nothing is written`, async () => {
+    using tree = createTempTree({ 'inside.txt': 'inside\n' });
+    const before = tree.fingerprint();
+    await using workspace = await client().openWorkspace(tree.root);
+    const long = 'z'.repeat(5_000);
+    const deep = `${'d/'.repeat(2_500)}x`;
+    const patches = [
+      `--- /dev/null\n+++ b/${long}\n@@ -0,0 +1 @@\n+x\n`,
+      `--- /dev/null\n+++ b/${deep}\n@@ -0,0 +1 @@\n+x\n`,
+      `diff --git a/inside.txt b/${long}\nsimilarity index 100%\nrename from inside.txt\nrename to ${long}\n`,
+      '*** Begin Patch\n*** Update File: inside.txt\n*** Move to: DEEP\n@@\n-inside\n+moved\n*** End Patch\n'.replace('DEEP', deep),
+      `${long}\n<<<<<<< SEARCH\ninside\n=======\nmoved\n>>>>>>> REPLACE\n`,
+    ];
+    for (const patch of patches) {
+      // The client parses every receipt against the protocol; this says so outright.
+      const receipt = ReceiptSchema.parse(await workspace.apply(patch));
+      assert.equal(receipt.status, 'rejected');
+      assert.equal(receipt.error?.code, 'limit_exceeded', receipt.error?.message.slice(0, 200));
+      assert.deepEqual(receipt.error?.limit, { name: 'maxPathChars', max: MAX_PATH_CHARS, actual: patch.includes(deep) ? deep.length : long.length });
+      assert.equal(receipt.error?.path, undefined);
+    }
     assert.equal(tree.fingerprint(), before);
   });
 

@@ -1,7 +1,7 @@
 /** The issue's list of hostile inputs, through the engine's public entry point: a typed error each, never a throw. */
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { LIMITS, parsePatch, type FormatName } from '../../daemon/engine/index.ts';
+import { LIMITS, parsePatch, type FormatName, type PatchInput } from '../../daemon/engine/index.ts';
 
 function rejectedWith(patch: string, format: FormatName = 'auto') {
   const result = parsePatch({ patch, format });
@@ -76,4 +76,32 @@ test('100,000 V4A operations are limit_exceeded', () => {
   const result = parsePatch({ operations });
   assert.ok(!result.ok);
   assert.equal(result.error.limit?.name, 'maxOperations');
+});
+
+test(`a path over ${LIMITS.maxPathChars} characters is limit_exceeded in every dialect and wherever a patch names one; the error names no path`, () => {
+  const long = 'z'.repeat(5_000);
+  const deep = `${'d/'.repeat(2_500)}x`;
+  const inputs: Record<string, PatchInput> = {
+    'unified add': { patch: `--- /dev/null\n+++ b/${long}\n@@ -0,0 +1 @@\n+x\n` },
+    'unified, 2,500 components': { patch: `--- /dev/null\n+++ b/${deep}\n@@ -0,0 +1 @@\n+x\n` },
+    'unified update, no hunks': { patch: `--- a/${long}\n+++ b/${long}\n` },
+    'git diff': { patch: `diff --git a/${long} b/${long}\n--- a/${long}\n+++ b/${long}\n@@ -1 +1 @@\n-a\n+b\n` },
+    'git rename target': { patch: `diff --git a/a.txt b/${long}\nsimilarity index 100%\nrename from a.txt\nrename to ${long}\n` },
+    'envelope add': { patch: `*** Begin Patch\n*** Add File: ${long}\n+x\n*** End Patch\n` },
+    'envelope move to': { patch: `*** Begin Patch\n*** Update File: a.txt\n*** Move to: ${deep}\n@@\n-a\n+b\n*** End Patch\n` },
+    'envelope move file': { patch: `*** Begin Patch\n*** Move File: a.txt -> ${long}\n*** End Patch\n` },
+    'search-replace': { patch: `${long}\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n` },
+    'shell heredoc after cd': { patch: `cd ${'z'.repeat(3_000)} && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: ${'y'.repeat(3_000)}\n+x\n*** End Patch\nEOF\n` },
+    'V4A': { operations: [{ type: 'create_file', path: long, diff: '+x\n' }] },
+    'str_replace edit': { edits: [{ path: long, oldText: 'a', newText: 'b' }] },
+    'whole-file write': { edits: [{ path: deep, content: 'x\n' }] },
+  };
+  for (const [name, input] of Object.entries(inputs)) {
+    const result = parsePatch(input);
+    assert.ok(!result.ok, `${name}: parsed`);
+    assert.equal(result.error.code, 'limit_exceeded', `${name}: ${result.error.code} ${result.error.message.slice(0, 200)}`);
+    assert.equal(result.error.limit?.name, 'maxPathChars', name);
+    assert.equal(result.error.limit?.max, LIMITS.maxPathChars, name);
+    assert.equal(result.error.path, undefined, name);
+  }
 });

@@ -2,6 +2,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
+import { engineError } from '../../daemon/engine/errors.ts';
+import { LIMITS } from '../../daemon/engine/limits.ts';
 import { normalizePatchPath } from '../../daemon/engine/paths.ts';
 
 function outcome(raw: string): string {
@@ -62,4 +64,33 @@ test('every path gets what the full rules give it (property)', () => {
   fc.assert(fc.property(fc.oneof(path, fc.string({ maxLength: 12 })), (raw) => {
     assert.equal(outcome(raw), byTheRules(raw));
   }), { numRuns: 20_000 });
+});
+
+test(`a path longer than ${LIMITS.maxPathChars} characters once normalised is limit_exceeded, naming the limit and not the path`, () => {
+  const max = LIMITS.maxPathChars;
+  assert.equal(outcome('z'.repeat(max)), `ok ${'z'.repeat(max)}`);
+  for (const raw of ['z'.repeat(max + 1), 'z'.repeat(5_000), `${'d/'.repeat(2_500)}x`, `./${'z'.repeat(max + 1)}`]) {
+    const result = normalizePatchPath(raw);
+    assert.ok(!result.ok, `${raw.length} characters accepted`);
+    assert.equal(result.error.code, 'limit_exceeded');
+    assert.deepEqual(result.error.limit, { name: 'maxPathChars', max, actual: raw.replace(/^\.\//, '').length });
+    assert.equal(result.error.path, undefined);
+    assert.ok(result.error.message.includes(String(max)), result.error.message);
+    assert.ok(result.error.message.length < 300, 'the message shows only the start of the path');
+  }
+  // Long only as written: the name it normalises to is what a receipt carries.
+  assert.equal(outcome(`${'./'.repeat(2_500)}x`), 'ok x');
+  assert.equal(outcome(`a${'/'.repeat(10_000)}b`), 'ok a/b');
+  // An escape stays an escape, however long; its error leaves out a path no receipt could carry.
+  for (const raw of [`/${'z'.repeat(max)}`, `${'../'.repeat(2_000)}x`, `${'z'.repeat(max)}\\x`]) {
+    const result = normalizePatchPath(raw);
+    assert.equal(result.ok ? 'ok' : `${result.error.code} ${result.error.path}`, 'path_escape undefined');
+    assert.ok(!result.ok && result.error.message.length < 300);
+  }
+});
+
+test('an engine error never carries a path longer than a receipt may hold', () => {
+  const max = LIMITS.maxPathChars;
+  assert.equal(engineError('io_error', 'x', { path: 'z'.repeat(max) }).path?.length, max);
+  assert.equal(engineError('io_error', 'x', { path: 'z'.repeat(max + 1) }).path, undefined);
 });

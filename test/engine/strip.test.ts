@@ -110,8 +110,11 @@ describe('strip level', () => {
   });
 
   test('names thousands of components deep, or with long slash runs, are read in one pass', () => {
-    const deep = parsePatch({ patch: section(`${'o/'.repeat(20_000)}f.txt`, `${'n/'.repeat(20_000)}f.txt`) });
+    const deep = parsePatch({ patch: section(`${'o/'.repeat(2_000)}f.txt`, `${'n/'.repeat(2_000)}f.txt`) });
     assert.equal(deep.ok ? 'parsed' : deep.error.code, 'rename_path_mismatch');
+    // Past maxPathChars a name is refused as such, whatever its depth.
+    const deeper = parsePatch({ patch: section(`${'o/'.repeat(20_000)}f.txt`, `${'n/'.repeat(20_000)}f.txt`) });
+    assert.equal(deeper.ok ? 'parsed' : deeper.error.code, 'limit_exceeded');
     const slashes = '/'.repeat(100_000);
     assert.deepEqual(targets({ patch: section(`old${slashes}f.txt`, `new${slashes}f.txt`) }), ['update f.txt']);
   });

@@ -37,3 +37,10 @@ test('the engine parses a patch under each format the protocol lists, and names 
   }
   assert.ok(!(protocol.FORMATS as readonly string[]).includes('auto'));
 });
+
+test('the engine\'s limits mirror the protocol\'s bounds, so whatever the engine accepts a receipt can carry', () => {
+  assert.equal(engine.LIMITS.maxPathChars, protocol.MAX_PATH_CHARS);
+  assert.equal(engine.LIMITS.maxFiles, protocol.MAX_FILES);
+  assert.equal(engine.LIMITS.maxHunks, protocol.MAX_HUNKS);
+  assert.equal(engine.LIMITS.maxOperations, protocol.MAX_OPERATIONS);
+});
