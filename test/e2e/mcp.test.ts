@@ -94,10 +94,10 @@ describe('patchd mcp through the SDK client', () => {
   test('apply_patch takes V4A operations and edits given as JSON text, as patchd apply does', async () => {
     const operations = await call('apply_patch', { patch: JSON.stringify([{ type: 'create_file', path: 'v4a.txt', diff: '+made by V4A\n' }]) });
     assert.notEqual(operations.isError, true, text(operations));
-    assert.match(tree.text('v4a.txt'), /^made by V4A\n?$/);
+    assert.match(tree.text('v4a.txt') ?? '', /^made by V4A\n?$/);
     const edits = await call('apply_patch', { patch: JSON.stringify({ edits: [{ path: 'v4a.txt', oldText: 'made by V4A', newText: 'edited' }] }) });
     assert.notEqual(edits.isError, true, text(edits));
-    assert.match(tree.text('v4a.txt'), /^edited\n?$/);
+    assert.match(tree.text('v4a.txt') ?? '', /^edited\n?$/);
   });
 
   test('dry_run shows the diff and writes nothing', async () => {
