@@ -13,6 +13,7 @@ import { withFileEdges } from './fileEdges.ts';
 import { LIMITS } from './limits.ts';
 import { probeCandidates, provisionalName, resolveBareNames, type BareNames, type ResolvedNames, type StripOptions } from './strip.ts';
 import { fail, ok, type Diagnostic, type FilePatch, type ParsedPatch, type Result, type SeriesPart } from './types.ts';
+import type { DiffTool } from './unifiedCutOff.ts';
 import { parseHunks, type ParsedHunk } from './unifiedHunks.ts';
 import { FENCE, GIT_HEADER, isFileHeaderAt, lineAt, quoteLine, withoutCr, type LineCursor } from './unifiedLines.ts';
 import { readFileHeaders, readPathArgument, resolveGitTarget, type FileHeaderPaths, type GitHeaders, type Target } from './unifiedPaths.ts';
@@ -159,20 +160,20 @@ function parseGitSection(state: ParserState): EngineError | undefined {
   if (!headers.ok) return headers.error;
   const target = resolveGitTarget(headers.value, state.options.strip);
   if (!target.ok) return target.error;
-  return readSection(state, displayPath(target.value), (hunks) => ({ target: target.value, hunks, index: start }));
+  return readSection(state, displayPath(target.value), madeBy(target.value), (hunks) => ({ target: target.value, hunks, index: start }));
 }
 
 function parseBareSection(state: ParserState): EngineError | undefined {
   const start = state.index;
   const paths = readFileHeaders(state);
   if (!paths.ok) return paths.error;
-  return readSection(state, provisionalName(paths.value), (hunks) => ({ bare: bareNames(paths.value, start + 1, hunks), dated: paths.value.dated, hunks, index: start }));
+  return readSection(state, provisionalName(paths.value), madeBy(paths.value), (hunks) => ({ bare: bareNames(paths.value, start + 1, hunks), dated: paths.value.dated, hunks, index: start }));
 }
 
 /** Reads a section's hunks and records it. */
-function readSection(state: ParserState, path: string, section: (hunks: ParsedHunk[]) => Section): EngineError | undefined {
+function readSection(state: ParserState, path: string, maker: DiffTool | undefined, section: (hunks: ParsedHunk[]) => Section): EngineError | undefined {
   if (state.sections.length + 1 > LIMITS.maxFiles) return tooManyFiles(state.sections.length + 1);
-  const hunks = parseHunks(state, path);
+  const hunks = parseHunks(state, path, maker);
   if (!hunks.ok) return hunks.error;
   state.sections.push(section(hunks.value));
   return undefined;
@@ -376,10 +377,10 @@ function unsupportedFeature(text: string, index: number): EngineError | undefine
 /** The section's `FilePatch`, or null for a mode-only section (nothing to do but list its metadata). */
 function buildFilePatch(target: Target, parsed: readonly ParsedHunk[]): Result<FilePatch | null> {
   const { oldPath, newPath } = target;
-  // An index line says git made the diff, and what the file was; timestamps, that `diff -u` did.
   const gitBlobs = target.git?.blobs;
   const asParsed = parsed.map((entry) => entry.hunk);
-  const hunks = gitBlobs !== undefined ? withFileEdges(asParsed) : target.dated === true ? withFileEdges(asParsed, true) : asParsed;
+  const maker = madeBy(target);
+  const hunks = maker === 'git' ? withFileEdges(asParsed) : maker === 'diff -u' ? withFileEdges(asParsed, true) : asParsed;
   const blobs = gitBlobs === undefined ? {} : { blobs: gitBlobs };
   if (target.rename && oldPath !== null && newPath !== null) return ok({ op: 'rename', fromPath: oldPath, path: newPath, hunks, ...blobs });
   if (oldPath === null && newPath === null) {
@@ -389,6 +390,17 @@ function buildFilePatch(target: Target, parsed: readonly ParsedHunk[]): Result<F
   if (oldPath === null) return buildAdd(newPath ?? '', parsed);
   if (newPath === null) return buildDelete(oldPath, parsed);
   return ok({ op: 'update', path: newPath, hunks, ...blobs });
+}
+
+/**
+ * The tool that made a section, as far as its headers show: an index line says git did (and what
+ * the file was); timestamps on both header lines, that `diff -u` did. Without either, a person or
+ * a model may have written it. A tool's hunks hold to the file's edges (fileEdges.ts), and a tool's
+ * hunk that stops short of its counts where the patch ends was cut off (unifiedCutOff.ts).
+ */
+function madeBy(section: { readonly git?: GitHeaders | undefined; readonly dated?: boolean | undefined }): DiffTool | undefined {
+  if (section.git?.blobs !== undefined) return 'git';
+  return section.dated === true ? 'diff -u' : undefined;
 }
 
 /** Without hunks only git metadata or `diff -N`'s epoch dates can say what to do: add or delete an empty file, or change a mode. */

@@ -11,7 +11,8 @@
  *   Empty lines at the end of a hunk are dropped unless the hunk's counts need them.
  */
 import { engineError, type EngineError } from './errors.ts';
-import { fail, ok, type Diagnostic, type Hunk, type HunkLine, type HunkLineKind, type Result } from './types.ts';
+import { fail, ok, type Diagnostic, type Hunk, type HunkLine, type Result } from './types.ts';
+import { cutOffError, isShortOf, type BodyItemKind, type DiffTool, type Sides } from './unifiedCutOff.ts';
 import { FENCE, GIT_HEADER, isFileHeaderAt, lineAt, quoteLine, withoutCr, type LineCursor } from './unifiedLines.ts';
 
 const HUNK_RANGES = /^-(\d+)(?:,(\d+))?\s+\+(\d+)(?:,(\d+))?$/;
@@ -37,8 +38,6 @@ interface HunkCounts {
   readonly newCount?: number;
 }
 
-type BodyItemKind = HunkLineKind | 'marker';
-
 /**
  * A hunk's body: patch lines `start` to `end` (exclusive), each a hunk line or a marker by its
  * prefix (`bodyKind`). Read in place, not copied into objects per line: a long hunk would hold
@@ -56,14 +55,19 @@ interface HunkContext {
   readonly hunkIndex: number;
   /** 0-based patch line of the `@@` header. */
   readonly headerIndex: number;
+  /** The tool that made the section, when its headers say (its hunks have the lines they count). */
+  readonly maker: DiffTool | undefined;
 }
 
-/** Reads the hunks at the cursor (blank lines before the first are skipped) up to the first line that is no hunk's. */
-export function parseHunks(source: HunkSource, path: string): Result<ParsedHunk[]> {
+/**
+ * Reads the hunks at the cursor (blank lines before the first are skipped) up to the first line
+ * that is no hunk's. `maker`: the tool that made the section, if its headers say.
+ */
+export function parseHunks(source: HunkSource, path: string, maker?: DiffTool): Result<ParsedHunk[]> {
   skipBlankLinesBeforeHunk(source);
   const hunks: ParsedHunk[] = [];
   while (lineAt(source, source.index).startsWith('@@')) {
-    const context = { source, path, hunkIndex: hunks.length, headerIndex: source.index };
+    const context = { source, path, hunkIndex: hunks.length, headerIndex: source.index, maker };
     const hunk = parseHunk(context);
     if (!hunk.ok) return hunk;
     hunks.push({ hunk: hunk.value, line: context.headerIndex + 1 });
@@ -85,7 +89,7 @@ function parseHunk(context: HunkContext): Result<Hunk> {
   const body = readHunkBody(source, counts.value);
   dropTrailingBlankLines(body, counts.value);
   const seen = tally(body);
-  const interruption = checkHunkEnd(context, seen, counts.value);
+  const interruption = checkHunkEnd(context, seen, counts.value) ?? checkCutOff(context, body, seen, counts.value);
   if (interruption) return fail(interruption);
   return buildHunk(context, body, seen, counts.value);
 }
@@ -179,9 +183,6 @@ function tallyBodyAhead(lines: readonly string[], from: number): Sides & { reado
   return { old, new: added, trailingBlanks };
 }
 
-/** Numbers of old-side and new-side lines. */
-type Sides = { readonly old: number; readonly new: number };
-
 /** How many old-side and new-side lines the body makes. */
 function tally(body: Body): Sides {
   let old = 0;
@@ -228,6 +229,16 @@ function checkHunkEnd(context: HunkContext, seen: Sides, counts: HunkCounts): En
   if (isHunkOrGitHeader(line) || isFileHeaderAt(source.lines, source.index)) return undefined;
   if (countsMatch(seen, counts) || FENCE.test(line) || !diffLinesFollow(source.lines, source.index + 1)) return undefined;
   return engineError('parse_error', `Line ${source.index + 1} (${quoteLine(line)}) interrupts hunk ${context.hunkIndex + 1} of ${context.path}: every hunk line must start with " " (context), "-", "+" or "\\". If it is a context line, add the missing leading space.`, { path: context.path, hunkIndex: context.hunkIndex });
+}
+
+/** A tool's hunk that ends where the patch ends with fewer lines than it counts was cut off (unifiedCutOff.ts). */
+function checkCutOff(context: HunkContext, body: Body, seen: Sides, counts: HunkCounts): EngineError | undefined {
+  const { source, maker, path, hunkIndex } = context;
+  if (maker === undefined || source.index < source.lines.length || counts.oldCount === undefined || counts.newCount === undefined) return undefined;
+  const declared = { old: counts.oldCount, new: counts.newCount };
+  if (!isShortOf(seen, declared)) return undefined;
+  const kinds = body.lines.slice(body.start, body.end).map((line) => bodyKind(line)!);
+  return cutOffError({ path, hunkIndex, line: context.headerIndex + 1, maker, declared, seen, kinds });
 }
 
 /** Do the lines come out as the header declares? Never for a header without numbers. */

@@ -172,6 +172,30 @@ describe('patchd apply: git and patch habits', () => {
     assert.equal(tree.fingerprint(), before);
   });
 
+  test('a git diff cut off in its last hunk is rejected (exit 1), nothing written; without its index line it applies as before', () => {
+    const ten = Array.from({ length: 10 }, (_, index) => `${index + 1}\n`).join('');
+    const { tree, file } = greetTree();
+    using _tree = tree;
+    tree.write('a.txt', ten);
+    // `git diff | head -n 9` of deleting lines 4 to 6: the hunk stops after `-4`.
+    const body = '--- a/a.txt\n+++ b/a.txt\n@@ -1,9 +1,6 @@\n 1\n 2\n 3\n-4\n';
+    const cut = file('cut.diff', `diff --git a/a.txt b/a.txt\nindex f00c965..c3a2d1c 100644\n${body}`);
+    const run = patchd(['apply', cut, '-C', tree.root]);
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.match(run.stdout, /rejected: nothing was changed/);
+    assert.match(run.stdout, /parse_error \(a\.txt, hunk 1\): The patch looks cut off: hunk 1 of a\.txt \(line 5\) declares 9 old and 6 new lines, but the input ends after 4 and 3\./);
+    assert.match(run.stdout, /hint: The patch is malformed\. Resend it whole/);
+    const json = patchd(['apply', '--json', cut, '-C', tree.root]);
+    assert.equal(json.code, 1);
+    const receipt = ReceiptSchema.parse(JSON.parse(json.stdout));
+    assert.deepEqual([receipt.status, receipt.error?.code, receipt.error?.path, receipt.error?.hunkIndex], ['rejected', 'parse_error', 'a.txt', 0]);
+    assert.equal(tree.text('a.txt'), ten);
+    const modelWritten = patchd(['apply', file('model.diff', body), '-C', tree.root]);
+    assert.equal(modelWritten.code, 0, modelWritten.stdout + modelWritten.stderr);
+    assert.match(modelWritten.stdout, /declares 9 old and 6 new lines but has 4 and 3; the counts were ignored/);
+    assert.equal(tree.text('a.txt'), ten.replace('4\n', ''));
+  });
+
   test('-p N strips N leading path components, like patch -pN', () => {
     const { tree, file } = greetTree();
     using _tree = tree;
