@@ -4,8 +4,9 @@
  * match anywhere, so this is what stops them being added a second time, or into a file emptied
  * since the diff was made. And whether the file already is the diff's new side: its bytes hash to
  * the new blob, so the diff was applied (a hunk whose old lines reappear inside its own new ones
- * would otherwise find them and apply again). An id that matches nothing (a model's made-up one)
- * says nothing.
+ * would otherwise find them and apply again). And, for a delete that lists no lines, whether the
+ * file is the one deleted. An id that matches nothing (a model's made-up one) says nothing, but
+ * proves nothing either: such a delete is refused.
  */
 import { createHash } from 'node:crypto';
 import { alreadyThere, engineError, type EngineError } from './errors.ts';
@@ -14,7 +15,7 @@ import type { BlobIds } from './types.ts';
 /** git's id of the empty blob, SHA-1 and SHA-256; an `index` line may abbreviate it. */
 const EMPTY_BLOBS = ['e69de29bb2d1d6434b8b29ae775ad8c2e48c5391', '473a0f4c3be8a93681a267e3b1e9a7dcda1185436fe141f7749120a303721813'];
 
-function isEmptyBlob(id: string): boolean {
+export function isEmptyBlob(id: string): boolean {
   return EMPTY_BLOBS.some((empty) => empty.startsWith(id));
 }
 
@@ -25,6 +26,20 @@ export function emptinessAsSaid(path: string, bytes: Uint8Array, blobs: BlobIds 
   if (saidEmpty === (bytes.length === 0)) return undefined;
   const said = saidEmpty ? `was empty (its index line names the empty blob ${blobs.old})` : `held content (blob ${blobs.old})`;
   return engineError('context_not_found', `The diff says ${path} ${said}, but it ${saidEmpty ? 'is not' : 'is empty'}.`, { path });
+}
+
+/**
+ * A git delete whose section lists no lines (`git diff -D` leaves them out): the file must be
+ * empty, or be the old blob of its index line, which is then exactly what the diff deleted. An
+ * empty file is deleted whatever the line says (the corpus gives such deletes made-up ids).
+ */
+export function deletedAsSaid(path: string, bytes: Uint8Array, blobs: BlobIds | undefined): EngineError | undefined {
+  if (bytes.length === 0) return undefined;
+  if (blobs === undefined || isEmptyBlob(blobs.old)) {
+    return engineError('context_not_found', `The patch deletes ${path} as an empty file (its section lists no lines), but the file has content: nothing was deleted.`, { path });
+  }
+  if (holds(idOf(bytes, blobs), blobs.old)) return undefined;
+  return engineError('context_not_found', `The patch deletes ${path} without listing its lines, and the file is not what its index line says it deletes (blob ${blobs.old}): it changed since the diff was made, or the id is made up. Nothing was deleted; send the delete with the file's lines (\`git diff\` without -D).`, { path });
 }
 
 /** Which side of the index line the file's bytes are, if either; the file is hashed once. */

@@ -1,7 +1,7 @@
 /** Turning a parsed patch plus the current files into a plan: new bytes, hunk reports, diffs. */
 import { alreadyAppliedError } from './alreadyApplied.ts';
 import { planEdit } from './edits.ts';
-import { emptinessAsSaid, isNewSide, newSideAsSaid, sideHeld } from './blobs.ts';
+import { deletedAsSaid, emptinessAsSaid, isNewSide, newSideAsSaid, sideHeld } from './blobs.ts';
 import { withoutFileEdges } from './fileEdges.ts';
 import { alreadyThere, engineError } from './errors.ts';
 import { applyHunks, carriesEndings, type AppliedHunks } from './hunks.ts';
@@ -44,7 +44,7 @@ function planFile(filePatch: FilePatch, files: Files, tiers: readonly LineTier[]
     case 'add': return planAdd(filePatch.path, filePatch.content, files);
     case 'update': return planUpdate({ fromPath: filePatch.path, path: filePatch.path, hunks: filePatch.hunks, blobs: filePatch.blobs }, files, tiers);
     case 'rename': return planRename(filePatch, files, tiers);
-    case 'delete': return planDelete(filePatch.path, filePatch.hunks, filePatch.mustBeEmpty ?? false, files, tiers);
+    case 'delete': return planDelete(filePatch, files, tiers);
     case 'write': return planWrite(filePatch.path, filePatch.content, filePatch.mayReplace, files);
     case 'edit': return planEdit(filePatch.path, filePatch.edits, files, tiers);
   }
@@ -140,10 +140,12 @@ function planRename(filePatch: Extract<FilePatch, { op: 'rename' }>, files: File
   return ok({ op: 'rename', path, fromPath, after: source.value, hunks: [], diff: '', diagnostics: [] });
 }
 
-function planDelete(path: string, hunks: readonly Hunk[], mustBeEmpty: boolean, files: Files, tiers: readonly LineTier[]): Result<PlannedFile> {
+function planDelete({ path, hunks, mustBeEmpty, blobs }: Extract<FilePatch, { op: 'delete' }>, files: Files, tiers: readonly LineTier[]): Result<PlannedFile> {
   const existing = requireFile(path, files);
   if (!existing.ok) return existing;
-  if (hunks.length === 0 && !mustBeEmpty) {
+  if (hunks.length === 0) {
+    const unfit = mustBeEmpty === true ? deletedAsSaid(path, existing.value, blobs) : undefined;
+    if (unfit) return fail(unfit);
     const text = decodeText(existing.value, path);
     const diff = text.ok ? diffWhole(`a/${path}`, text.value.text, '/dev/null', '') : '';
     return ok({ op: 'delete', path, after: null, hunks: [], diff, diagnostics: [] });

@@ -5,6 +5,7 @@
  * change that does not show what it replaced (a whole-file write, an insertion, a delete that
  * does not list the deleted lines) cannot be inverted: `not_reversible`.
  */
+import { isEmptyBlob } from './blobs.ts';
 import { engineError } from './errors.ts';
 import { fail, ok, type BlobIds, type Diagnostic, type FilePatch, type Hunk, type HunkLine, type ParsedPatch, type Result, type TextEdit } from './types.ts';
 
@@ -85,7 +86,9 @@ function deletionOf(path: string, content: string): FilePatch {
 /** Undoing a deletion adds the file back, when the patch listed every line it deleted. */
 function additionOf(file: Extract<FilePatch, { op: 'delete' }>): Result<FilePatch> {
   if (file.hunks.length === 0) {
-    return file.mustBeEmpty === true ? ok({ op: 'add', path: file.path, content: '' }) : notReversible(file.path, 'the patch deletes the file without listing its lines');
+    // `git diff -D` leaves out a deleted file's lines: its index line then names a blob with content.
+    const empty = file.mustBeEmpty === true && (file.blobs === undefined || isEmptyBlob(file.blobs.old));
+    return empty ? ok({ op: 'add', path: file.path, content: '' }) : notReversible(file.path, 'the patch deletes the file without listing its lines');
   }
   const [hunk, ...more] = file.hunks;
   if (more.length > 0 || hunk === undefined || hunk.lines.some((line) => line.kind === 'add')) return notReversible(file.path, 'the deletion does not list the whole file');

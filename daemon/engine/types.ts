@@ -123,8 +123,11 @@ export interface BlobIds {
 export type FilePatch =
   | { readonly op: 'add'; readonly path: string; readonly content: string }
   | { readonly op: 'update'; readonly path: string; readonly hunks: readonly Hunk[]; readonly blobs?: BlobIds | undefined }
-  /** `hunks` empty: delete whatever is there (codex, V4A, empty-file git delete checks emptiness via `mustBeEmpty`). */
-  | { readonly op: 'delete'; readonly path: string; readonly hunks: readonly Hunk[]; readonly mustBeEmpty?: boolean }
+  /**
+   * `hunks` empty: delete whatever is there (codex, V4A), or with `mustBeEmpty` only an empty file
+   * (a git delete without lines) or, given `blobs` naming content, the file that is their old blob.
+   */
+  | { readonly op: 'delete'; readonly path: string; readonly hunks: readonly Hunk[]; readonly mustBeEmpty?: boolean; readonly blobs?: BlobIds | undefined }
   | { readonly op: 'rename'; readonly fromPath: string; readonly path: string; readonly hunks: readonly Hunk[]; readonly blobs?: BlobIds | undefined }
   | { readonly op: 'edit'; readonly path: string; readonly edits: readonly TextEdit[] }
   /** Whole-file write; `mayReplace` only when the caller pinned the current content's hash. */

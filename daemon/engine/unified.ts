@@ -8,14 +8,16 @@
  * `FilePatch`. unifiedPaths.ts resolves a section's paths (quoting, `a/` `b/` prefixes, renames);
  * unifiedHunks.ts reads its hunks. Line numbers in messages are 1-based lines of the patch text.
  */
+import { isEmptyBlob } from './blobs.ts';
 import { engineError, type EngineError } from './errors.ts';
 import { withFileEdges } from './fileEdges.ts';
 import { LIMITS } from './limits.ts';
 import { probeCandidates, provisionalName, resolveBareNames, type BareNames, type ResolvedNames, type StripOptions } from './strip.ts';
-import { fail, ok, type Diagnostic, type FilePatch, type ParsedPatch, type Result, type SeriesPart } from './types.ts';
+import { fail, ok, type BlobIds, type Diagnostic, type FilePatch, type ParsedPatch, type Result, type SeriesPart } from './types.ts';
 import type { DiffTool } from './unifiedCutOff.ts';
+import { headerCutOffError, unshownContent } from './unifiedHeaderCutOff.ts';
 import { parseHunks, type ParsedHunk } from './unifiedHunks.ts';
-import { FENCE, GIT_HEADER, isFileHeaderAt, lineAt, quoteLine, withoutCr, type LineCursor } from './unifiedLines.ts';
+import { DIFF_COMMAND, FENCE, GIT_HEADER, isFileHeaderAt, lineAt, quoteLine, withoutCr, type LineCursor } from './unifiedLines.ts';
 import { readFileHeaders, readPathArgument, resolveGitTarget, type FileHeaderPaths, type GitHeaders, type Target } from './unifiedPaths.ts';
 
 export interface UnifiedOptions extends StripOptions {
@@ -29,6 +31,7 @@ const BINARY_FILES = /^Binary files .* differ$/;
 /** The modes git gives a submodule (gitlink) and a symbolic link: neither is a regular file. */
 const SPECIAL_MODE = /(?:^|\s|\.\.)(160000|120000)(?:\s|$)/;
 const INDEX_LINE = /^index ([0-9a-f]{7,64})\.\.([0-9a-f]{7,64})(?: [0-7]{6})?$/;
+const SIMILARITY = /^(dis)?similarity index (\d{1,3})%$/;
 const METADATA_PREFIXES = ['index ', 'similarity index ', 'dissimilarity index ', 'new file mode ', 'deleted file mode ', 'old mode ', 'new mode '] as const;
 
 /** Parses a unified or git diff. `lines` come from `splitPatchLines`. Never throws. */
@@ -62,6 +65,8 @@ interface Section {
   readonly hunks: readonly ParsedHunk[];
   /** 0-based line where the section starts (which part of a series it belongs to). */
   readonly index: number;
+  /** 0-based line after its header and hunks. */
+  readonly end: number;
 }
 
 function parseAll(lines: readonly string[], options: UnifiedOptions): Result<ParsedPatch> {
@@ -72,6 +77,8 @@ function parseAll(lines: readonly string[], options: UnifiedOptions): Result<Par
     const error = parseNext(state);
     if (error) return fail(error);
   }
+  const cut = headerCutOff(state);
+  if (cut) return fail(cut);
   if (state.sections.length === 0) {
     const other = otherDiffFormat(lines);
     const what = other === undefined ? '' : ` This is ${other}, which patchd does not read: make the diff with \`diff -u\` or \`git diff\`.`;
@@ -117,9 +124,6 @@ function parseNext(state: ParserState): EngineError | undefined {
   return undefined;
 }
 
-/** `diff -ruN old/x new/x`: the command line `diff -r` prints before each file's headers. */
-const DIFF_COMMAND = /^diff -\S*\s/;
-
 function noteSurroundingText(state: ParserState, line: string): void {
   if (line.trim() === '' || DIFF_COMMAND.test(line)) return;
   const code = FENCE.test(line) ? 'fenced_patch' : 'text_around_patch';
@@ -152,6 +156,17 @@ function tooManyFiles(sections: number): EngineError {
   });
 }
 
+/** A tool's patch that ends inside the header of its last file section was cut off (unifiedHeaderCutOff.ts). */
+function headerCutOff(state: ParserState): EngineError | undefined {
+  const last = state.sections[state.sections.length - 1];
+  if (last === undefined) return undefined;
+  const maker = state.sections.map((section) => madeBy(section.target ?? section)).find((tool) => tool !== undefined);
+  const path = last.target ? displayPath(last.target) : provisionalName(last.bare!);
+  const line = last.target?.line ?? last.index + 1;
+  const epoch = last.bare !== undefined && (last.bare.oldAbsent || last.bare.newAbsent);
+  return headerCutOffError(state.lines, { path, line, end: last.end, hunkCount: last.hunks.length, git: last.target?.git, epoch, maker });
+}
+
 // ─── File sections ──────────────────────────────────────────────────────────────────────────────
 
 function parseGitSection(state: ParserState): EngineError | undefined {
@@ -171,11 +186,11 @@ function parseBareSection(state: ParserState): EngineError | undefined {
 }
 
 /** Reads a section's hunks and records it. */
-function readSection(state: ParserState, path: string, maker: DiffTool | undefined, section: (hunks: ParsedHunk[]) => Section): EngineError | undefined {
+function readSection(state: ParserState, path: string, maker: DiffTool | undefined, section: (hunks: ParsedHunk[]) => Omit<Section, 'end'>): EngineError | undefined {
   if (state.sections.length + 1 > LIMITS.maxFiles) return tooManyFiles(state.sections.length + 1);
   const hunks = parseHunks(state, path, maker);
   if (!hunks.ok) return hunks.error;
-  state.sections.push(section(hunks.value));
+  state.sections.push({ ...section(hunks.value), end: state.index });
   return undefined;
 }
 
@@ -357,6 +372,9 @@ function readGitMetadata(state: ParserState, headers: GitHeaders, text: string):
   state.ignoredMetadata.push(text);
   const blobs = INDEX_LINE.exec(text);
   if (blobs) headers.blobs = { old: blobs[1]!, new: blobs[2]! };
+  if (prefix === 'index ') headers.indexLine = true;
+  const similarity = SIMILARITY.exec(text);
+  if (similarity) headers.similarity = similarity[1] === undefined ? Number(similarity[2]) : 100 - Number(similarity[2]);
   if (prefix === 'new file mode ') headers.newFile = true;
   if (prefix === 'deleted file mode ') headers.deletedFile = true;
   if (prefix === 'old mode ' || prefix === 'new mode ') headers.modeChange = true;
@@ -377,6 +395,8 @@ function unsupportedFeature(text: string, index: number): EngineError | undefine
 /** The section's `FilePatch`, or null for a mode-only section (nothing to do but list its metadata). */
 function buildFilePatch(target: Target, parsed: readonly ParsedHunk[]): Result<FilePatch | null> {
   const { oldPath, newPath } = target;
+  const unshown = parsed.length === 0 ? unshownContentError(target) : undefined;
+  if (unshown) return fail(unshown);
   const gitBlobs = target.git?.blobs;
   const asParsed = parsed.map((entry) => entry.hunk);
   const maker = madeBy(target);
@@ -396,7 +416,8 @@ function buildFilePatch(target: Target, parsed: readonly ParsedHunk[]): Result<F
  * The tool that made a section, as far as its headers show: an index line says git did (and what
  * the file was); timestamps on both header lines, that `diff -u` did. Without either, a person or
  * a model may have written it. A tool's hunks hold to the file's edges (fileEdges.ts), and a tool's
- * hunk that stops short of its counts where the patch ends was cut off (unifiedCutOff.ts).
+ * hunk that stops short of its counts where the patch ends was cut off (unifiedCutOff.ts), as was
+ * a tool's patch that ends inside a file's header (unifiedHeaderCutOff.ts).
  */
 function madeBy(section: { readonly git?: GitHeaders | undefined; readonly dated?: boolean | undefined }): DiffTool | undefined {
   if (section.git?.blobs !== undefined) return 'git';
@@ -412,10 +433,23 @@ function buildEmptySection(target: Target): Result<FilePatch | null> {
   const git = target.git;
   if (git && !git.fileHeaders) {
     if (target.oldPath === null && target.newPath !== null && git.newFile) return ok({ op: 'add', path: target.newPath, content: '' });
-    if (target.newPath === null && target.oldPath !== null && git.deletedFile) return ok({ op: 'delete', path: target.oldPath, hunks: [], mustBeEmpty: true });
+    if (target.newPath === null && target.oldPath !== null && git.deletedFile) return ok({ op: 'delete', path: target.oldPath, hunks: [], mustBeEmpty: true, ...deletedBlobs(git) });
     if (git.modeChange && target.oldPath === target.newPath) return ok(null);
   }
   return fail(engineError('parse_error', `The file section for ${displayPath(target)} at line ${target.line} has no hunks. Follow its file header with at least one \`@@ -start,count +start,count @@\` hunk.`, { path: displayPath(target) }));
+}
+
+/** The blobs of a delete without lines when they name content (`git diff -D`): the file must be that blob (blobs.ts, `deletedAsSaid`). */
+function deletedBlobs({ blobs }: GitHeaders): { blobs?: BlobIds } {
+  return blobs === undefined || isEmptyBlob(blobs.old) ? {} : { blobs };
+}
+
+/** A hunkless section whose index line names content it does not show: what it says alone is a wrong edit. */
+function unshownContentError(target: Target): EngineError | undefined {
+  const unshown = target.git && unshownContent(target.git);
+  if (!unshown) return undefined;
+  const path = displayPath(target);
+  return engineError('parse_error', `The file section for ${path} at line ${target.line} has no hunk, but ${unshown}: applying it without one would be a wrong edit, so nothing was applied. Send the section with its \`@@\` hunks.`, { path });
 }
 
 function buildAdd(path: string, parsed: readonly ParsedHunk[]): Result<FilePatch> {

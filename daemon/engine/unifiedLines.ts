@@ -2,6 +2,8 @@
 
 export const GIT_HEADER = 'diff --git ';
 export const FENCE = /^\s{0,3}(?:```|~~~)/;
+/** `diff -ruN old/x new/x`: the command line `diff -r` prints before each file's headers. */
+export const DIFF_COMMAND = /^diff -\S*\s/;
 
 /** The patch lines and the index of the line being looked at; the parser advances `index` as it reads. */
 export interface LineCursor {

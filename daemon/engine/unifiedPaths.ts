@@ -40,6 +40,10 @@ export interface GitHeaders {
   /** The mode a `new file mode` or `new mode` line asks for. */
   newMode?: string;
   blobs?: BlobIds;
+  /** An `index` line was there, whether or not its ids could be read (one cut off mid-line). */
+  indexLine?: boolean;
+  /** A rename's `similarity index` in percent (`dissimilarity index N%` gives 100 − N). */
+  similarity?: number;
   fileHeaders?: RawPaths;
 }
 
@@ -78,7 +82,7 @@ export function readFileHeaders(cursor: LineCursor): Result<FileHeaderPaths> {
  * closing quote of a quoted path: GNU diff quotes names with spaces or non-ASCII bytes); null
  * for /dev/null.
  */
-function readHeaderPath(text: string, index: number): Result<{ path: string | null; epoch: boolean; dated: boolean }> {
+export function readHeaderPath(text: string, index: number): Result<{ path: string | null; epoch: boolean; dated: boolean }> {
   const trimmed = text.trimStart();
   const quoted = trimmed.startsWith('"') ? readQuoted(trimmed, 0) : undefined;
   const tab = quoted === undefined ? text.indexOf('\t') : -1;

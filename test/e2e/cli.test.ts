@@ -196,6 +196,28 @@ describe('patchd apply: git and patch habits', () => {
     assert.equal(tree.text('a.txt'), ten.replace('4\n', ''));
   });
 
+  test('a git diff cut off in a later file\'s header is rejected (exit 1), nothing written; the whole one applies', () => {
+    const { tree, file } = greetTree();
+    using _tree = tree;
+    // `git diff` of changing greet.txt and adding n.txt, as far as n.txt's index line.
+    const first = 'diff --git a/greet.txt b/greet.txt\nindex 94954ab..c4c0417 100644\n--- a/greet.txt\n+++ b/greet.txt\n@@ -1,2 +1,2 @@\n hello\n-world\n+there\n';
+    const header = 'diff --git a/n.txt b/n.txt\nnew file mode 100644\nindex 0000000..24641c4\n';
+    const cut = file('cut.diff', first + header);
+    const run = patchd(['apply', cut, '-C', tree.root]);
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.match(run.stdout, /rejected: nothing was changed/);
+    assert.match(run.stdout, /parse_error \(n\.txt\): The patch looks cut off at the header of n\.txt \(line 9\): its `index` line says the new file has content/);
+    const json = patchd(['apply', '--json', file('cut2.diff', `${first}${header}--- /dev/null\n`), '-C', tree.root]);
+    assert.equal(json.code, 1);
+    const receipt = ReceiptSchema.parse(JSON.parse(json.stdout));
+    assert.deepEqual([receipt.status, receipt.error?.code, receipt.error?.path], ['rejected', 'parse_error', 'n.txt']);
+    assert.equal(tree.text('greet.txt'), 'hello\nworld\n');
+    assert.equal(existsSync(join(tree.root, 'n.txt')), false);
+    const whole = patchd(['apply', file('whole.diff', `${first}${header}--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1,2 @@\n+content\n+here\n`), '-C', tree.root]);
+    assert.equal(whole.code, 0, whole.stdout + whole.stderr);
+    assert.equal(tree.text('n.txt'), 'content\nhere\n');
+  });
+
   test('-p N strips N leading path components, like patch -pN', () => {
     const { tree, file } = greetTree();
     using _tree = tree;
