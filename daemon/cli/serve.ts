@@ -93,10 +93,14 @@ function parseServeArgs(args: readonly string[]): ServeCommand | 'help' {
   if (values.help === true) return 'help';
   if (positionals.length > 0) throw new UsageError(`serve takes no operands (got ${JSON.stringify(positionals[0])})`);
   const settings = readSettings({ taskTimeoutMs: values['task-timeout-ms'] as string | undefined, stateDir: values['state-dir'] as string | undefined }, 'info');
-  const retain = values.retain as string | undefined;
-  const retention = retain === undefined ? undefined : parseRetention(retain);
-  if (retain !== undefined && retention === undefined) throw new UsageError('--retain takes N (transactions), Nd or Nh (age), or both: 1000,7d');
-  return { settings, socket: values.socket as string | undefined, retention };
+  return { settings, socket: values.socket as string | undefined, retention: retentionOption(values.retain as string | undefined) };
+}
+
+function retentionOption(retain: string | undefined): Retention | undefined {
+  if (retain === undefined) return undefined;
+  const parsed = parseRetention(retain);
+  if (parsed.ok) return parsed.value;
+  throw new UsageError(`--retain ${JSON.stringify(retain)}: ${parsed.problem}; it takes N (transactions), Nd or Nh (age), or one of each: 1000,7d`);
 }
 
 /** Exits once queued frames are written (or after a grace period if the wire is broken). */

@@ -84,20 +84,35 @@ async function pruneTrash(stateDir: string, kept: ReadonlySet<string>, expired: 
   return removed;
 }
 
+/** The longest age `--retain` takes: more milliseconds would not be a safe integer, which the recorded retention must be. */
+const MAX_RETAIN_DAYS = Math.floor(Number.MAX_SAFE_INTEGER / (24 * 3_600_000));
+
+/** `parseRetention`'s answer: the retention, or one sentence saying what is wrong with the value. */
+export type ParsedRetention = { readonly ok: true; readonly value: Retention } | { readonly ok: false; readonly problem: string };
+
 /**
  * `--retain`: comma-separated `N` (transactions kept) and `Nd` / `Nh` (age kept), either or
- * both (`500`, `3d`, `1000,7d`); the part not given keeps its default. Undefined when malformed.
+ * both (`500`, `3d`, `1000,7d`); the part not given keeps its default. Each part at most once:
+ * `5000,100` is refused, not read as its last count (the value prunes history irrecoverably).
  */
-export function parseRetention(value: string): Retention | undefined {
-  let { maxTransactions, maxAgeMs } = DEFAULT_RETENTION;
+export function parseRetention(value: string): ParsedRetention {
+  const parts = new Map<'count' | 'age', { readonly text: string; readonly amount: number }>();
   for (const part of value.split(',')) {
-    const match = /^(\d+)([dh]?)$/.exec(part.trim());
-    const amount = Number(match?.[1]);
-    if (match === null || !Number.isSafeInteger(amount) || amount < 1) return undefined;
-    if (match[2] === '') maxTransactions = amount;
-    else maxAgeMs = amount * (match[2] === 'd' ? 24 : 1) * 3_600_000;
+    const text = part.trim();
+    const match = /^(\d+)([dh]?)$/.exec(text);
+    const kind = match?.[2] === '' ? 'count' : 'age';
+    const amount = Number(match?.[1]) * (kind === 'count' ? 1 : (match?.[2] === 'd' ? 24 : 1) * 3_600_000);
+    if (match === null || !Number.isSafeInteger(amount) || amount < 1) {
+      return { ok: false, problem: `${JSON.stringify(text)} is neither a number of transactions (N, 1 or more) nor an age (Nd or Nh, 1 or more, at most ${MAX_RETAIN_DAYS} days)` };
+    }
+    const earlier = parts.get(kind);
+    if (earlier !== undefined) {
+      return { ok: false, problem: `${kind === 'count' ? 'the number of transactions' : 'the age'} is given twice (${earlier.text} and ${text})` };
+    }
+    parts.set(kind, { text, amount });
   }
-  return { maxTransactions, maxAgeMs };
+  const { maxTransactions, maxAgeMs } = DEFAULT_RETENTION;
+  return { ok: true, value: { maxTransactions: parts.get('count')?.amount ?? maxTransactions, maxAgeMs: parts.get('age')?.amount ?? maxAgeMs } };
 }
 
 /** The file in a state root that holds the retention in force there. */

@@ -84,3 +84,23 @@ test('a daemon prunes as it commits; a session diff whose start was pruned is -3
   const [stateDir] = readdirSync(stateRoot).filter((name) => name !== 'retention.json');
   assert.equal(readdirSync(path.join(stateRoot, stateDir!, 'history')).filter((name) => name.endsWith('.record')).length, 2);
 });
+
+test('serve --retain with a part given twice is a usage error (exit 2) that records nothing, rather than keeping the last part', () => {
+  using tree = createTempTree();
+  const stateRoot = path.join(tree.base, 'state');
+  const recorded = patchd(['serve', '--retain', '5000,30d', '--state-dir', stateRoot]);
+  assert.equal(recorded.code, 0, recorded.stderr);
+  const kept = readFileSync(path.join(stateRoot, 'retention.json'), 'utf8');
+  const cases = [
+    ['5000,100', /the number of transactions is given twice \(5000 and 100\)/],
+    ['30d,1h', /the age is given twice \(30d and 1h\)/],
+    ['5,7d,1', /the number of transactions is given twice \(5 and 1\)/],
+  ] as const;
+  for (const [value, problem] of cases) {
+    const refused = patchd(['serve', '--retain', value, '--state-dir', stateRoot]);
+    assert.equal(refused.code, 2, `${value}: ${refused.stderr}`);
+    assert.equal(refused.stdout, '');
+    assert.match(refused.stderr, new RegExp(`^patchd serve: --retain "${value}": ${problem.source}; it takes N \\(transactions\\), Nd or Nh \\(age\\), or one of each: 1000,7d\\nusage: patchd serve `));
+    assert.equal(readFileSync(path.join(stateRoot, 'retention.json'), 'utf8'), kept, `${value} left the recorded retention alone`);
+  }
+});

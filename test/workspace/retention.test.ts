@@ -110,8 +110,27 @@ test('a journal kept aside with a conflict goes once older than the age kept; a 
 });
 
 test('--retain takes a count, an age, or both', () => {
-  assert.deepEqual(parseRetention('500'), { maxTransactions: 500, maxAgeMs: 7 * 24 * 3_600_000 });
-  assert.deepEqual(parseRetention('3d'), { maxTransactions: 1000, maxAgeMs: 3 * 24 * 3_600_000 });
-  assert.deepEqual(parseRetention('10,2h'), { maxTransactions: 10, maxAgeMs: 2 * 3_600_000 });
-  for (const bad of ['', '0', '7w', 'x,1d', '-1']) assert.equal(parseRetention(bad), undefined, bad);
+  assert.deepEqual(parseRetention('500'), { ok: true, value: { maxTransactions: 500, maxAgeMs: 7 * 24 * 3_600_000 } });
+  assert.deepEqual(parseRetention('3d'), { ok: true, value: { maxTransactions: 1000, maxAgeMs: 3 * 24 * 3_600_000 } });
+  assert.deepEqual(parseRetention('10,2h'), { ok: true, value: { maxTransactions: 10, maxAgeMs: 2 * 3_600_000 } });
+  assert.deepEqual(parseRetention('7d, 10'), { ok: true, value: { maxTransactions: 10, maxAgeMs: 7 * 24 * 3_600_000 } });
+  for (const bad of ['', '0', '7w', 'x,1d', '-1', '1,', '104249992d']) {
+    const parsed = parseRetention(bad);
+    assert.ok(!parsed.ok && /is neither a number of transactions/.test(parsed.problem), bad);
+  }
+});
+
+test('--retain refuses a part given twice rather than keep the last: the value prunes history for good', () => {
+  const cases = [
+    ['5000,100', /^the number of transactions is given twice \(5000 and 100\)$/],
+    ['30d,1h', /^the age is given twice \(30d and 1h\)$/],
+    ['5,7d,1', /^the number of transactions is given twice \(5 and 1\)$/],
+    ['1h,1h', /^the age is given twice \(1h and 1h\)$/],
+  ] as const;
+  for (const [value, problem] of cases) {
+    const parsed = parseRetention(value);
+    assert.equal(parsed.ok, false, value);
+    if (!parsed.ok) assert.match(parsed.problem, problem);
+  }
+  assert.equal(parseRetention(`${Math.floor(Number.MAX_SAFE_INTEGER / 86_400_000)}d`).ok, true, 'the longest age whose milliseconds are a safe integer');
 });
