@@ -43,7 +43,8 @@ export interface OpenWorkspaceOptions extends CallOptions {
   /**
    * Which of this client's patches the daemon asks about before writing: `never` (default),
    * `always`, or `{ask: globs, deny: globs}` (a patch touching a `deny` path is rejected
-   * `permission_denied` unasked). The answer comes from `onApprove`.
+   * `permission_denied` unasked). Its undos and redos are held to the same policy. The answer
+   * comes from `onApprove`.
    */
   readonly approval?: ApprovalPolicy | undefined;
   /** How long the daemon waits for `onApprove` before rejecting the patch `declined` (default 300 000 ms). */

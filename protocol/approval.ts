@@ -1,16 +1,17 @@
 /**
  * Consent: `patch/approve`, a request the daemon sends to a client that opened its workspace
- * with an `approval` policy (see `workspace/open`), before writing a patch that needs it.
+ * with an `approval` policy (see `workspace/open`), before writing a patch — or an undo or redo
+ * (`patch/undo`) — that needs it.
  */
 import { z } from 'zod';
 import { defineRequest } from './define.ts';
 import { FileReceiptSchema, MAX_FILES } from './receipt.ts';
 import { WorkspaceIdSchema } from './workspace.ts';
 
-/** Params of `patch/approve`: what the patch would do, planned on the current files. */
+/** Params of `patch/approve`: what the patch (or undo) would do, planned on the current files. */
 export const ApproveParamsSchema = z.object({
   workspaceId: WorkspaceIdSchema,
-  /** The id the patch's receipt will carry. */
+  /** The id the patch's (or undo's) receipt will carry. */
   transactionId: z.string(),
   /** The planned file receipts, each with its diff. */
   files: z.array(FileReceiptSchema).max(MAX_FILES),

@@ -89,7 +89,10 @@ export type ListTransactionsResult = z.infer<typeof ListTransactionsResultSchema
  * `patch/undo`: answers a `Receipt` (`format: "undo"`, inverted ops) of a new transaction that
  * restores every file of `transactionId` to its pre-image. Rejected `stale_file` (nothing
  * written) when a file no longer holds what that transaction left; `unknown_transaction` when
- * the id names no committed transaction of this workspace (or one past retention).
+ * the id names no committed transaction of this workspace (or one past retention). The
+ * sender's approval policy (`workspace/open`) covers it as it covers a patch: a path matching
+ * a `deny` glob is `permission_denied` (a dry run too), one that needs consent is asked about
+ * with `patch/approve` (not for a dry run), and a no is `declined`; nothing is written either way.
  */
 export const UndoRequest = defineRequest('patch/undo', UndoParamsSchema, ReceiptSchema);
 

@@ -33,6 +33,7 @@ export const OpenWorkspaceParamsSchema = z.object({
      * Which of this client's patches need its consent (`patch/approve`) before they are
      * written: `never` (default), `always`, or those touching a path matching an `ask` glob.
      * A patch touching a path matching a `deny` glob is rejected `permission_denied` unasked.
+     * The client's undos and redos (`patch/undo`) are held to the same policy.
      */
     approval: ApprovalPolicySchema.optional(),
     /** How long the daemon waits for an answer before rejecting the patch `declined` (default 300 000). */

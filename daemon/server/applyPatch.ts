@@ -9,12 +9,12 @@
  * client going away) and internal faults throw — and the locks are released either way.
  */
 import type { ApplyParams, FileReceipt, Receipt } from '../../protocol/index.ts';
-import { engineError, type EngineError, type FileSnapshot, type ParsedPatch, type PatchInput, type Plan, type PlannedFile } from '../engine/index.ts';
+import type { EngineError, FileSnapshot, ParsedPatch, PatchInput, Plan, PlannedFile } from '../engine/index.ts';
 import { LockAbortedError } from '../workspace/locks.ts';
 import { sha256Hex, type CommitOutcome, type LockLease, type Workspace } from '../workspace/workspace.ts';
 import { performance } from 'node:perf_hooks';
 import type { Turn } from './turns.ts';
-import type { ApprovalGate } from './approval.ts';
+import { approvedChange, declinedError, deniedError, keptChangingError, MAX_APPROVAL_ROUNDS, type ApprovalGate } from './approval.ts';
 import { RequestCancelledError } from './failures.ts';
 import type { Logger } from './logger.ts';
 import { parseForWorkspace, type EngineRunner } from './parsePatch.ts';
@@ -124,9 +124,6 @@ async function replanOnce(job: Job, context: ApplyContext, draft: ReceiptDraft, 
   return draft.rejected(staleFailure(outcome.error, now.ok ? now.value : new Map()));
 }
 
-/** How often a patch may be planned and asked about (or re-checked) before files that keep changing make it `stale_file`. */
-const MAX_APPROVAL_ROUNDS = 5;
-
 /**
  * A patch that needs consent: plan without locks, ask, then lock and plan again — committed when
  * that plan makes the change the client approved, else asked about again. No lock is held while
@@ -140,33 +137,20 @@ async function commitApproved(job: Job, context: ApplyContext, draft: ReceiptDra
       if (!planned.ok) return draft.rejected(planned.failure);
       const files = fileReceipts(planned.value.plan.files, planned.value.snapshots);
       const answer = await gate.ask({ workspaceId: job.params.workspaceId, transactionId: draft.transactionId, files }, context.signal);
-      if (!answer.approved) return draft.rejected(failureOf(declinedError(answer.reason)));
-      approved = changeOf(planned.value.plan);
+      if (!answer.approved) return draft.rejected(failureOf(declinedError('patch', answer.reason)));
+      approved = approvedChange(planned.value.plan.files);
     }
     using _lease = await lockPaths(job.paths, context);
     const planned = await draft.timed('planMs', () => snapshotAndPlan(job, context, { locked: true }));
     if (!planned.ok) return draft.rejected(planned.failure);
-    if (changeOf(planned.value.plan) !== approved) {
+    if (approvedChange(planned.value.plan.files) !== approved) {
       approved = undefined;
       continue;
     }
     const outcome = await commit(job, planned.value, context, draft);
     if (!isStale(outcome)) return commitReceipt(draft, planned.value, outcome);
   }
-  return draft.rejected(failureOf(engineError('stale_file', 'The files kept changing while the patch waited for approval; nothing was written.')));
-}
-
-/** What a client approves: each file's op, paths and diff. */
-function changeOf(plan: Plan): string {
-  return JSON.stringify(plan.files.map(({ op, path, fromPath, diff }) => [op, path, fromPath, diff]));
-}
-
-function declinedError(reason: string | undefined): EngineError {
-  return engineError('declined', `The patch was not approved${reason === undefined ? '' : `: ${reason}`}. Nothing was written.`);
-}
-
-function deniedError(path: string): EngineError {
-  return engineError('permission_denied', `${path} matches a deny glob of this workspace's approval policy; nothing was written.`, { path });
+  return draft.rejected(failureOf(keptChangingError('patch')));
 }
 
 async function snapshotAndPlan(job: Job, context: ApplyContext, options: { readonly locked: boolean }): Promise<Checked<Planned>> {

@@ -2,12 +2,17 @@
  * Consent for one session's patches on one workspace (`workspace/open` options `approval`,
  * `approvalTimeoutMs`): which paths are denied outright, which patches need asking, and the
  * asking itself — `patch/approve` to the client, bounded by the time limit and by the client
- * going away. Every way of not getting a yes is a no.
+ * going away. Every way of not getting a yes is a no. It covers everything the session writes:
+ * its patches (`applyPatch.ts`) and its undos and redos (`undoPatch.ts`).
  */
 import type { ApprovalPolicy, ApproveParams, ApproveResult } from '../../protocol/index.ts';
+import { engineError, type EngineError, type PlannedFile } from '../engine/index.ts';
 import { matchesAnyGlob, PathGlob } from './pathGlob.ts';
 
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 300_000;
+
+/** How often a change may be planned and asked about (or re-checked) before files that keep changing make it `stale_file`. */
+export const MAX_APPROVAL_ROUNDS = 5;
 
 /** Sends `patch/approve` to the client; rejects or never settles when the client cannot answer. */
 export type AskClient = (params: ApproveParams, signal: AbortSignal) => Promise<ApproveResult>;
@@ -69,3 +74,22 @@ export class ApprovalGate {
   }
 }
 
+
+/** What a client approves: each file's op, paths and diff. */
+export function approvedChange(files: readonly PlannedFile[]): string {
+  return JSON.stringify(files.map(({ op, path, fromPath, diff }) => [op, path, fromPath, diff]));
+}
+
+/** `what` was declined (or never answered): nothing was written. */
+export function declinedError(what: 'patch' | 'undo', reason: string | undefined): EngineError {
+  return engineError('declined', `The ${what} was not approved${reason === undefined ? '' : `: ${reason}`}. Nothing was written.`);
+}
+
+export function deniedError(path: string): EngineError {
+  return engineError('permission_denied', `${path} matches a deny glob of this workspace's approval policy; nothing was written.`, { path });
+}
+
+/** The change kept differing from what was approved, or the files kept changing under it. */
+export function keptChangingError(what: 'patch' | 'undo'): EngineError {
+  return engineError('stale_file', `The files kept changing while the ${what} waited for approval; nothing was written.`);
+}

@@ -113,7 +113,7 @@ export class PatchdHandlers {
 
   async undo(params: UndoParams, signal: AbortSignal): Promise<Receipt> {
     const { workspace } = this.#deps.registry.get(params.workspaceId);
-    const receipt = await this.#whileOpen(params.workspaceId, undoTransaction(params, { workspace, signal }));
+    const receipt = await this.#whileOpen(params.workspaceId, undoTransaction(params, { workspace, signal, approval: this.#approvals.get(params.workspaceId) }));
     this.#noteReceipt(params.workspaceId, receipt);
     return receipt;
   }

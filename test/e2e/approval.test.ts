@@ -14,6 +14,7 @@ import { createTempTree } from '../helpers/tempTree.ts';
 const EDIT_A = '--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n';
 const EDIT_B = '--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-bee\n+BEE\n';
 const ADD_SECRET = '*** Begin Patch\n*** Add File: secrets/key.txt\n+hunter2\n*** End Patch\n';
+const EDIT_KEY = '--- a/secrets/key\n+++ b/secrets/key\n@@ -1 +1 @@\n-old\n+new\n';
 
 /** A promise with its resolve function, to hold an approval open while a test acts. */
 function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
@@ -119,6 +120,89 @@ describe('approval over the wire', () => {
     await pending;
     const other = await (await daemon.connect()).openWorkspace(tree.root);
     assert.equal((await other.apply(EDIT_A.replace('+TWO', '+2'))).status, 'applied');
+    assert.equal(tree.text('a.txt'), 'one\n2\n');
+  });
+
+  test('an undo is held to the undoing client\'s policy, whoever made the transaction: a deny path refuses it unasked, dry run too', async () => {
+    await using daemon = await SocketDaemon.start();
+    using tree = createTempTree({ 'secrets/key': 'old\n' });
+    const free = await (await daemon.connect()).openWorkspace(tree.root);
+    const changed = await free.apply(EDIT_KEY);
+    assert.equal(changed.status, 'applied', JSON.stringify(changed.error));
+    const undone = await free.undo(changed.transactionId);
+    assert.equal(undone.status, 'applied', JSON.stringify(undone.error));
+    assert.equal(tree.text('secrets/key'), 'old\n');
+
+    let asked = 0;
+    const guarded = await (await daemon.connect()).openWorkspace(tree.root, {
+      approval: { ask: ['**'], deny: ['secrets/**'] }, onApprove: () => (asked++, false),
+    });
+    assert.equal((await guarded.apply(EDIT_KEY)).error?.code, 'permission_denied');
+    for (const dryRun of [false, true]) {
+      const redo = await guarded.undo(undone.transactionId, { dryRun });
+      assert.equal(redo.status, 'rejected', `dryRun ${dryRun}`);
+      assert.equal(redo.error?.code, 'permission_denied');
+      assert.equal(redo.error?.path, 'secrets/key');
+      assert.deepEqual(redo.files, [], 'a refused dry run shows no diff of the denied file either');
+    }
+    assert.equal(asked, 0);
+    assert.equal(tree.text('secrets/key'), 'old\n');
+    assert.equal((await free.transactions({ limit: 1 }))[0]?.transactionId, undone.transactionId, 'nothing was committed');
+  });
+
+  test('an undo or redo that needs approval is asked about with its own files and diffs; declined writes nothing, a dry run is not asked', async () => {
+    await using daemon = await SocketDaemon.start();
+    using tree = createTempTree({ 'a.txt': 'one\ntwo\n' });
+    const other = await (await daemon.connect()).openWorkspace(tree.root);
+    const applied = await other.apply(EDIT_A);
+    const asked: ApproveParams[] = [];
+    const answers = [{ approved: false, reason: 'not today' }, { approved: true }, { approved: true }];
+    const careful = await (await daemon.connect()).openWorkspace(tree.root, {
+      approval: 'always', onApprove: (request) => (asked.push(request), answers.shift() ?? false),
+    });
+
+    const declined = await careful.undo(applied.transactionId);
+    assert.equal(declined.status, 'rejected');
+    assert.equal(declined.error?.code, 'declined');
+    assert.match(declined.error?.message ?? '', /undo was not approved: not today/);
+    assert.equal(asked[0]?.transactionId, declined.transactionId);
+    assert.deepEqual(asked[0]?.files.map(({ op, path }) => [op, path]), [['update', 'a.txt']]);
+    assert.match(asked[0]?.files[0]?.diff ?? '', /-TWO\n\+two/);
+    assert.equal(tree.text('a.txt'), 'one\nTWO\n');
+
+    const preview = await careful.undo(applied.transactionId, { dryRun: true });
+    assert.equal(preview.status, 'dry_run');
+    assert.equal(asked.length, 1, 'a dry run is not asked about');
+
+    const undone = await careful.undo(applied.transactionId);
+    assert.equal(undone.status, 'applied', JSON.stringify(undone.error));
+    assert.equal(asked[1]?.transactionId, undone.transactionId);
+    assert.equal(tree.text('a.txt'), 'one\ntwo\n');
+    const redone = await careful.undo(undone.transactionId);
+    assert.equal(redone.status, 'applied', JSON.stringify(redone.error));
+    assert.match(asked[2]?.files[0]?.diff ?? '', /-two\n\+TWO/);
+    assert.equal(tree.text('a.txt'), 'one\nTWO\n');
+    assert.equal(asked.length, 3);
+
+    let docsAsked = 0;
+    const docsOnly = await (await daemon.connect()).openWorkspace(tree.root, { approval: { ask: ['docs/**'] }, onApprove: () => (docsAsked++, false) });
+    assert.equal((await docsOnly.undo(redone.transactionId)).status, 'applied', 'paths outside the ask globs are not asked about');
+    assert.equal(docsAsked, 0);
+  });
+
+  test('while a client decides about an undo, no lock is held; a file changed meanwhile makes it stale_file, nothing written', async () => {
+    await using daemon = await SocketDaemon.start();
+    using tree = createTempTree({ 'a.txt': 'one\ntwo\n' });
+    const other = await (await daemon.connect()).openWorkspace(tree.root);
+    const applied = await other.apply(EDIT_A);
+    const careful = await (await daemon.connect()).openWorkspace(tree.root, {
+      approval: 'always',
+      // Patching the same file while asked only returns if the undo holds no lock on it.
+      onApprove: async () => (await other.apply(EDIT_A.replace('-two\n+TWO', '-TWO\n+2'))).status === 'applied',
+    });
+    const receipt = await careful.undo(applied.transactionId);
+    assert.equal(receipt.status, 'rejected');
+    assert.equal(receipt.error?.code, 'stale_file');
     assert.equal(tree.text('a.txt'), 'one\n2\n');
   });
 });
