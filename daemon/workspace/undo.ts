@@ -4,6 +4,12 @@
  * reversed), provided every path still holds what the transaction left — bytes and existence;
  * a mode change alone does not count. The undo is committed like any plan, so it has a record
  * of its own and undoing it redoes.
+ *
+ * Modes: a patch never changes one (an update keeps the file's mode, a rename carries it to the
+ * new path), so an undo reverts content, not modes. A file that is there now keeps the mode it
+ * has now — a `chmod` made after the transaction stays, as it would under any later patch —
+ * and a rename goes back with the moved file's current mode. Only a deleted file, which has no
+ * mode now, comes back with the mode (and owner) it had when it was deleted.
  */
 import { diffVersions } from '../engine/receiptDiff.ts';
 import { engineError } from '../engine/errors.ts';
@@ -14,7 +20,7 @@ import type { FileChange, LoadedRecord } from './records.ts';
 
 export interface UndoPlan {
   readonly files: readonly PlannedFile[];
-  /** The mode and owner each restored path takes back. */
+  /** The mode and owner each path brought back from deletion takes (others keep their current ones). */
   readonly owners: ReadonlyMap<string, FileOwner>;
   /** Every path the undo touches, with the sha256 it must hold now (null: must not exist). */
   readonly expected: ReadonlyMap<string, string | null>;
@@ -41,7 +47,7 @@ export function planUndo(records: readonly LoadedRecord[], current: ReadonlyMap<
     if (!planned.ok) return planned;
     files.push(planned.value);
     const restored = slots.get(planned.value.path)?.entry.before;
-    if (restored) owners.set(planned.value.path, restored.owner);
+    if (change.op === 'delete' && restored) owners.set(planned.value.path, restored.owner);
   }
   const expected = new Map([...slots].map(([path, { entry }]) => [path, entry.afterSha256]));
   return ok({ files, owners, expected });

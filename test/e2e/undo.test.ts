@@ -74,6 +74,38 @@ describe('undo over the wire', () => {
     assert.equal(statSync(join(tree.root, 'bin/tool.sh')).mode & 0o777, 0o755);
   });
 
+  test('an undo reverts content, not a mode changed from outside since: updated files keep their current modes, undone and redone', async () => {
+    using tree = createTempTree({ 'a.sh': 'echo a\n', 'b.sh': 'echo b\n' });
+    chmodSync(join(tree.root, 'a.sh'), 0o644);
+    chmodSync(join(tree.root, 'b.sh'), 0o755);
+    await using workspace = await client().openWorkspace(tree.root);
+    const applied = await workspace.apply('--- a/a.sh\n+++ b/a.sh\n@@ -1 +1 @@\n-echo a\n+echo A\n--- a/b.sh\n+++ b/b.sh\n@@ -1 +1 @@\n-echo b\n+echo B\n');
+    assert.equal(applied.status, 'applied', JSON.stringify(applied.error));
+    chmodSync(join(tree.root, 'a.sh'), 0o755);
+    chmodSync(join(tree.root, 'b.sh'), 0o600);
+    const modes = () => ['a.sh', 'b.sh'].map((name) => statSync(join(tree.root, name)).mode & 0o777);
+    const undone = await workspace.undo(applied.transactionId);
+    assert.equal(undone.status, 'applied', JSON.stringify(undone.error));
+    assert.deepEqual([tree.text('a.sh'), tree.text('b.sh')], ['echo a\n', 'echo b\n']);
+    assert.deepEqual(modes(), [0o755, 0o600]);
+    assert.equal((await workspace.undo(undone.transactionId)).status, 'applied');
+    assert.deepEqual([tree.text('a.sh'), tree.text('b.sh')], ['echo A\n', 'echo B\n']);
+    assert.deepEqual(modes(), [0o755, 0o600]);
+  });
+
+  test('a move goes back with the moved file\'s current mode, as the move carried the mode forward', async () => {
+    using tree = createTempTree({ 'src/old.ts': 'x\n' });
+    chmodSync(join(tree.root, 'src/old.ts'), 0o644);
+    await using workspace = await client().openWorkspace(tree.root);
+    const moved = await workspace.apply(MOVE);
+    assert.equal(moved.status, 'applied', JSON.stringify(moved.error));
+    assert.equal(statSync(join(tree.root, 'lib/new.ts')).mode & 0o777, 0o644);
+    chmodSync(join(tree.root, 'lib/new.ts'), 0o755);
+    assert.equal((await workspace.undo(moved.transactionId)).status, 'applied');
+    assert.equal(tree.text('src/old.ts'), 'x\n');
+    assert.equal(statSync(join(tree.root, 'src/old.ts')).mode & 0o777, 0o755);
+  });
+
   test('a patch of mode lines only writes nothing and says so; its undo says there is nothing to undo', async () => {
     using tree = createTempTree({ 'run.sh': 'echo hi\n' });
     const before = treeWithModes(tree.root);
