@@ -19,7 +19,8 @@ export type ReceiptFormat = z.infer<typeof ReceiptFormatSchema>;
 /**
  * How tolerant the match of a hunk had to be, tried in this order: `exact`, trailing
  * whitespace ignored, leading and trailing whitespace ignored, Unicode punctuation folded;
- * `relative_indent` for SEARCH/REPLACE blocks matched with their indentation shifted.
+ * `relative_indent` for SEARCH/REPLACE blocks and str_replace edits matched with their
+ * indentation shifted, their new lines shifted alike.
  */
 export const MatchTierSchema = z.enum(['exact', 'trailing_whitespace', 'whitespace', 'unicode', 'relative_indent']);
 

@@ -2,11 +2,15 @@
  * Locating one text edit in the running content of a file; edits.ts applies the result.
  *
  * - A replace whose search is whole lines (ends with a newline) is matched line by line through
- *   the hunk tiers (match.ts). SEARCH/REPLACE blocks (`relativeIndent`) add the
- *   `relative_indent` tier between trailing_whitespace and whitespace, and drop a spurious
- *   leading blank SEARCH line when nothing else matches. A str_replace edit tries an exact
- *   substring right after the exact line tier, so `foo()\n` still finds `  foo()\n` verbatim
- *   before a looser tier would match it with its indentation ignored.
+ *   the hunk tiers (match.ts). The tiers that ignore leading whitespace (`whitespace`,
+ *   `unicode`) take a match only where the file indents the searched lines by one same amount
+ *   more or less than the search does, and shift the new lines by it (relativeIndent.ts): new
+ *   text written at the model's indentation would land at the wrong one. A whitespace match so
+ *   shifted is reported `relative_indent`. A search found only with its indentation changed
+ *   unevenly is `context_not_found`, saying so. SEARCH/REPLACE blocks (`relativeIndent`) also
+ *   drop a spurious leading blank SEARCH line when nothing else matches. A str_replace edit
+ *   tries an exact substring right after the exact line tier, so `foo()\n` still finds
+ *   `  foo()\n` verbatim before a looser tier would match it with its indentation ignored.
  * - A replace whose search is not whole lines is a substring: exact, then folded (substring.ts).
  * - An insert goes after a 1-based line (0 = top); a line past the end is `context_not_found`.
  */
@@ -61,7 +65,9 @@ interface EditLines {
 
 type Missing = { readonly kind: 'missing' };
 type Ambiguous = { readonly kind: 'ambiguous'; readonly lines: readonly number[] };
-type StepOutcome = { readonly kind: 'found'; readonly located: LocatedEdit } | Ambiguous | Missing;
+/** The search is there only with its indentation shifted unevenly (1-based lines): its new lines have no place. */
+type Uneven = { readonly kind: 'uneven'; readonly lines: readonly number[] };
+type StepOutcome = { readonly kind: 'found'; readonly located: LocatedEdit } | Ambiguous | Uneven | Missing;
 type Step = () => StepOutcome;
 
 const MISSING: Missing = { kind: 'missing' };
@@ -84,8 +90,10 @@ function locateReplace(file: TextFile, edit: ReplaceEdit, context: EditContext):
     const outcome = step();
     if (outcome.kind === 'found') return ok(outcome.located);
     if (outcome.kind === 'ambiguous') return fail(ambiguous(target, outcome.lines));
+    if (outcome.kind === 'uneven') return fail(unevenIndent(target, outcome.lines));
   }
-  return fail(notFound(target));
+  const uneven = unevenlyIndented(target);
+  return fail(uneven.length > 0 ? unevenIndent(target, uneven) : notFound(target));
 }
 
 function replaceSteps(target: Target): Step[] {
@@ -96,19 +104,23 @@ function replaceSteps(target: Target): Step[] {
   const lines: EditLines = { old: toLines(edit.search), new: toLines(edit.replace) };
   if (!edit.relativeIndent) {
     const looser = context.tiers.filter((tier) => tier !== 'exact');
-    return [() => lineStep(target, lines, ['exact']), () => substringStep(target, 'exact'), () => lineStep(target, lines, looser)];
+    return [() => lineStep(target, lines, ['exact']), () => substringStep(target, 'exact'), ...lineSteps(target, lines, looser)];
   }
   const trimmed = context.tiers.length > 1 ? withoutLeadingBlank(lines) : undefined;
-  return trimmed ? [...blockSteps(target, lines), ...blockSteps(target, trimmed)] : blockSteps(target, lines);
+  const { tiers } = context;
+  return trimmed ? [...lineSteps(target, lines, tiers), ...lineSteps(target, trimmed, tiers)] : lineSteps(target, lines, tiers);
 }
 
-/** SEARCH/REPLACE tiers: exact, trailing whitespace, relative indentation, then the looser line tiers. */
-function blockSteps(target: Target, lines: EditLines): Step[] {
-  const { tiers } = target.context;
-  const strict = tiers.filter((tier) => tier === 'exact' || tier === 'trailing_whitespace');
-  const loose = tiers.filter((tier) => tier === 'whitespace' || tier === 'unicode');
-  const relative: Step[] = loose.includes('whitespace') ? [() => lineStep(target, lines, ['whitespace'], true)] : [];
-  return [() => lineStep(target, lines, strict), ...relative, () => lineStep(target, lines, loose)];
+/** The line tiers, strictest first: those that compare indentation together, then each tier that ignores it, shifting. */
+function lineSteps(target: Target, lines: EditLines, tiers: readonly LineTier[]): Step[] {
+  const strict = tiers.filter((tier) => !ignoresIndent(tier));
+  const loose = tiers.filter(ignoresIndent);
+  return [() => lineStep(target, lines, strict), ...loose.map((tier) => () => lineStep(target, lines, [tier], true))];
+}
+
+/** The tiers that compare lines with their leading whitespace trimmed. */
+function ignoresIndent(tier: LineTier): boolean {
+  return tier === 'whitespace' || tier === 'unicode';
 }
 
 /** Aider's leniency for a blank first SEARCH line that is not in the file (SEARCH of 3+ lines); a blank first REPLACE line goes with it. */
@@ -118,21 +130,31 @@ function withoutLeadingBlank(lines: EditLines): EditLines | undefined {
   return { old: lines.old.slice(1), new: replacement };
 }
 
-/** Line-wise matching; with `relative`, the whitespace tier restricted to uniformly shifted indentation. */
-function lineStep(target: Target, lines: EditLines, tiers: readonly LineTier[], relative = false): StepOutcome {
+/**
+ * Line-wise matching; with `shifted` (one tier that ignores leading whitespace), only where the
+ * indentation differs by a uniform shift, the new lines moved by it. At the whitespace tier
+ * that is the `relative_indent` tier.
+ */
+function lineStep(target: Target, lines: EditLines, tiers: readonly LineTier[], shifted = false): StepOutcome {
   if (tiers.length === 0) return MISSING;
   const { file, index, edit } = target;
   const shiftAt = (start: number) => uniformIndentShift(lines.old, (offset) => index.line(start + offset));
-  const accept = relative ? (start: number) => shiftAt(start) !== undefined : undefined;
+  const accept = shifted ? (start: number) => shiftAt(start) !== undefined : undefined;
   const request: SeekRequest = { old: lines.old, from: 0, atEnd: false, tiers, accept };
   const found = seekStarts(index, request, edit.replaceAll === true);
   if (found.kind !== 'found') return found;
+  if (shifted && edit.replaceAll === true) {
+    // Every occurrence or none: one whose indentation differs unevenly cannot be replaced, nor silently left out.
+    const uneven = (seekAll(index, { ...request, accept: undefined })?.starts ?? []).filter((start) => shiftAt(start) === undefined);
+    if (uneven.length > 0) return { kind: 'uneven', lines: uneven.map((start) => start + 1) };
+  }
   const splices = found.starts.map((start) => ({
     from: lineOffset(file, start),
     to: lineOffset(file, start + lines.old.length),
-    text: joinLines(relative ? applyIndentShift(lines.new, shiftAt(start)!) : lines.new, target.context.explicit ? '\n' : endingNear(file, start)),
+    text: joinLines(shifted ? applyIndentShift(lines.new, shiftAt(start)!) : lines.new, target.context.explicit ? '\n' : endingNear(file, start)),
   }));
-  return { kind: 'found', located: { splices, line: found.starts[0]! + 1, tier: relative ? 'relative_indent' : found.tier } };
+  const tier = shifted && found.tier === 'whitespace' ? 'relative_indent' : found.tier;
+  return { kind: 'found', located: { splices, line: found.starts[0]! + 1, tier } };
 }
 
 function seekStarts(index: LineIndex, request: SeekRequest, all: boolean): { kind: 'found'; starts: readonly number[]; tier: LineTier } | Ambiguous | Missing {
@@ -198,6 +220,26 @@ function notFound(target: Target): EngineError {
   const near = nearest ? ` The closest text starts at line ${nearest.line} (${Math.round(nearest.similarity * 100)}% of lines alike).` : '';
   const message = `${describe(edit, context)} is not in ${context.path}.${near} Re-read the file and copy the text exactly.`;
   return engineError('context_not_found', message, { path: context.path, hunkIndex: context.editIndex, nearest });
+}
+
+/** `context_not_found` for a search found at `lines` only with its indentation changed unevenly. */
+function unevenIndent(target: Target, lines: readonly number[]): EngineError {
+  const { edit, context, index } = target;
+  const nearest = findNearestRegion(index, toLines(edit.search), lines[0]! - 1);
+  const where = `line${lines.length > 1 ? 's' : ''} ${lines.slice(0, AMBIGUITY_SAMPLE).join(', ')}${lines.length >= AMBIGUITY_SAMPLE ? ', …' : ''}`;
+  const replacement = edit.relativeIndent ? 'REPLACE lines' : 'newText';
+  const message = `${describe(edit, context)} matches ${context.path} at ${where} only with leading whitespace ignored, and the file indents those lines by different amounts than the edit does (not one same shift on every line), so its ${replacement} cannot be placed at the file's indentation. Copy the lines with their indentation exactly as the file has them.`;
+  return engineError('context_not_found', message, { path: context.path, hunkIndex: context.editIndex, nearest });
+}
+
+/** 1-based lines where a whole-line search matches with leading whitespace ignored, its indentation shifted unevenly (which `lineSteps` refuses). */
+function unevenlyIndented(target: Target): readonly number[] {
+  const { edit, context, index } = target;
+  const tiers = context.tiers.filter(ignoresIndent);
+  if (!edit.search.endsWith('\n') || tiers.length === 0) return [];
+  const outcome = seekHunk(index, { old: toLines(edit.search), from: 0, atEnd: false, tiers });
+  if (outcome.kind === 'found') return [outcome.start + 1];
+  return outcome.kind === 'ambiguous' ? outcome.starts.map((start) => start + 1) : [];
 }
 
 function describe(edit: ReplaceEdit, context: EditContext): string {

@@ -1,8 +1,9 @@
 /**
- * The `relative_indent` tier of SEARCH/REPLACE blocks: a block whose lines match once leading
- * whitespace is ignored, and whose indentation differs from the file's by the same prefix on
- * every non-blank line. The REPLACE lines are then shifted by that prefix too, so the block's
- * own relative indentation lands at the file's indentation (conformance s12, s13).
+ * The `relative_indent` tier of SEARCH/REPLACE blocks and str_replace edits: lines that match
+ * once leading whitespace is ignored, and whose indentation differs from the file's by the same
+ * prefix on every non-blank line. The new lines are then shifted by that prefix too, so the
+ * edit's own relative indentation lands at the file's indentation (conformance s12, s13). The
+ * `unicode` tier, which ignores leading whitespace as well, takes the same shift (editMatch.ts).
  */
 
 /** The file indents the block by `prefix` more (`add`) or less (`remove`) than the block spells it. */

@@ -1,7 +1,7 @@
 /** The tolerance tiers of context matching, loosest last (DESIGN, Matching). */
 import type { MatchTier } from './types.ts';
 
-/** The tiers that compare line by line; `relative_indent` compares whole blocks (SEARCH/REPLACE only). */
+/** The tiers that compare line by line; `relative_indent` compares whole blocks (SEARCH/REPLACE blocks and str_replace edits). */
 export type LineTier = Exclude<MatchTier, 'relative_indent'>;
 
 export const ALL_TIERS: readonly LineTier[] = ['exact', 'trailing_whitespace', 'whitespace', 'unicode'];

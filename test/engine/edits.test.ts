@@ -75,10 +75,57 @@ test('relative indentation: SEARCH with extra indentation, REPLACE outdented ali
   assert.deepEqual(tiers(result), ['relative_indent']);
 });
 
-test('relative indentation needs a uniform shift; otherwise the whitespace tier writes REPLACE as given', () => {
-  const result = plan([block('a\n  b\n', 'A\nB\n')], '    a\n    b\n');
-  assert.deepEqual(tiers(result), ['whitespace']);
-  assert.equal(applied(result), 'A\nB\n');
+test('indentation that differs unevenly is refused, never written at the model\'s indentation: context_not_found saying so', () => {
+  for (const edit of [block('a\n  b\n', 'A\nB\n'), swap('a\n  b\n', 'A\nB\n')]) {
+    const result = plan([edit], '    a\n    b\n');
+    assert.ok(!result.ok, 'expected a rejection');
+    assert.equal(result.error.code, 'context_not_found');
+    assert.match(result.error.message, /at line 1 only with leading whitespace ignored.*Copy the lines with their indentation exactly/);
+    assert.equal(result.error.nearest?.line, 1);
+  }
+  const tabs = plan([swap('if x:\n    y()\n', 'if x:\n    z()\n')], 'def f():\n\tif x:\n\t\ty()\n');
+  assert.equal(rejected(tabs), 'context_not_found', 'tabs in the file, spaces in the edit: no shift to speak of');
+  assert.equal(rejected(plan([swap('if a:\n  b()\n', 'if a:\n  c()\n')], 'if a:\n    b()\n')), 'context_not_found', 'an indentation step of 2 where the file has 4');
+  const all = plan([swap('g()\nh()\n', 'k()\n', true)], '  g()\n  h()\nx\n  g()\n    h()\n');
+  assert.ok(!all.ok, 'replaceAll: an occurrence that cannot be placed is neither replaced nor left out silently');
+  assert.equal(all.error.code, 'context_not_found');
+  assert.match(all.error.message, /at line 4 only with leading whitespace ignored/);
+});
+
+test('the tiers that ignore leading whitespace shift the new lines by the file\'s indentation (str_replace edits and blocks)', () => {
+  const nested = 'def main():\n    if x:\n        y()\n    return 0\n';
+  const edit = plan([swap('if x:\n    y()\n', 'if x:\n    z()\n')], nested);
+  assert.equal(applied(edit), 'def main():\n    if x:\n        z()\n    return 0\n');
+  assert.deepEqual(tiers(edit), ['relative_indent']);
+  const outdented = plan([swap('        if x:\n            y()\n', '        if x:\n            z()\n        w()\n')], nested);
+  assert.equal(applied(outdented), 'def main():\n    if x:\n        z()\n    w()\n    return 0\n');
+  const cls = 'class A:\n    def f(self):\n        return "x"\n';
+  const folded = plan([block('def f(self):\n    return “x”\n', 'def f(self):\n    # doc\n    return "y"\n')], cls);
+  assert.equal(applied(folded), 'class A:\n    def f(self):\n        # doc\n        return "y"\n');
+  assert.deepEqual(tiers(folded), ['unicode'], 'the tier the match needed, its new lines shifted');
+  const foldedEdit = plan([swap('def f(self):\n    return “x”\n', 'def f(self):\n    return "y"\n')], cls);
+  assert.equal(applied(foldedEdit), 'class A:\n    def f(self):\n        return "y"\n');
+  assert.deepEqual(tiers(foldedEdit), ['unicode']);
+  assert.equal(rejected(plan([swap('def f(self):\n  return “x”\n', 'x\n')], cls)), 'context_not_found', 'uneven at the unicode tier too');
+});
+
+test('a shifted match: each place of a replaceAll by its own shift; one shifted evenly is taken over one that is not; endings and BOM kept', () => {
+  assert.equal(applied(plan([swap('g()\nh()\n', 'g()\n  k()\n', true)], 'if a:\n  g()\n  h()\nif b:\n    g()\n    h()\n')), 'if a:\n  g()\n    k()\nif b:\n    g()\n      k()\n');
+  const choice = plan([swap('if a:\n  g()\n', 'if a:\n  k()\n')], 'if a:\n        g()\n    if a:\n      g()\n');
+  assert.equal(applied(choice), 'if a:\n        g()\n    if a:\n      k()\n');
+  assert.deepEqual(tiers(choice), ['relative_indent']);
+  assert.equal(applied(plan([swap('if x:\n  y()\n', 'if x:\n  z()\n')], 'def f():\r\n    if x:\r\n      y()\r\n')), 'def f():\r\n    if x:\r\n      z()\r\n');
+  assert.equal(applied(plan([block('if x:\n  y()\n', 'if x:\n  z()\n')], '\uFEFF  if x:\n    y()\n')), '\uFEFF  if x:\n    z()\n');
+  assert.equal(rejected(plan([swap('if x:\n  y()\n', 'if x:\n  z()\n')], '  if x:\n    y()\n', 'exact')), 'context_not_found');
+});
+
+test('exact and trailing-whitespace matches write the new text as given', () => {
+  assert.equal(applied(plan([swap('foo()\n', 'bar()\n')], 'x\n    foo()\n')), 'x\n    bar()\n', 'the exact substring keeps what precedes it');
+  const trailing = plan([swap('  if x:  \n    y()\n', 'if x:\n  z()\n')], '  if x:\n    y()\n');
+  assert.equal(applied(trailing), 'if x:\n  z()\n');
+  assert.deepEqual(tiers(trailing), ['trailing_whitespace']);
+  assert.equal(applied(plan([block('  a  \n', 'b\n')], '  a\n')), 'b\n');
+  assert.equal(applied(plan([block('  a\n', 'b\n')], '  a\n')), 'b\n');
 });
 
 test('relative indentation at two places is ambiguous; fuzz exact turns it off', () => {
@@ -115,7 +162,9 @@ test('str_replace: a substring inside a line, exact first, then trailing whitesp
 test('str_replace of whole lines: exact lines, then the exact substring, then looser tiers', () => {
   assert.equal(applied(plan([swap('foo(1)\n', 'foo(2)\n')], 'def f():\n    foo(1)\n')), 'def f():\n    foo(2)\n');
   assert.equal(applied(plan([swap('a\n', 'b')], 'a\nc\n')), 'b\nc\n', 'line-wise, a missing final newline of newText is supplied');
-  assert.equal(applied(plan([swap('  foo()  \n', 'bar()\n')], 'x\n    foo()\n')), 'x\nbar()\n');
+  const loose = plan([swap('  foo()  \n', 'bar()\n')], 'x\n    foo()\n');
+  assert.equal(applied(loose), 'x\n  bar()\n', 'two spaces left of foo(), as newText has it');
+  assert.deepEqual(tiers(loose), ['relative_indent']);
 });
 
 test('an empty oldText creates a missing file, is already_exists on an existing one or a directory', () => {
