@@ -1,14 +1,16 @@
 /**
  * Planning an `edit` file patch (SEARCH/REPLACE blocks, str_replace edits, inserts): the edits
  * apply one after another on the running content, each located by editMatch.ts. Any edit that
- * fails rejects the whole patch. The file keeps its BOM, line endings and final-newline state.
+ * fails rejects the whole patch. The file keeps its BOM, line endings and final-newline state,
+ * except where a str_replace edit reaching the end of the file says otherwise (`finalNewlineAfter`).
  * As with hunks (DESIGN, Line endings), a file's edits are EOL-explicit when their text has
- * CRLF lines: searches then compare raw and new text is written as given.
+ * CRLF lines: searches then compare raw and new text is written as given. Edits that ask for a
+ * change but leave every byte as it was are `already_applied`, as a hunk is (plan.ts).
  *
  * A missing file may be created by a first edit whose search is empty (str_replace tools
  * create files that way); its replacement is the new file's content, taken as given.
  */
-import { engineError } from './errors.ts';
+import { alreadyThere, engineError } from './errors.ts';
 import { locateEdit, type Splice } from './editMatch.ts';
 import { diffVersions } from './receiptDiff.ts';
 import { requireText, type Files } from './snapshots.ts';
@@ -30,17 +32,23 @@ export function planEdit(path: string, edits: readonly TextEdit[], files: Files,
   if (!start.ok) return start;
   const { file: original, first, created } = start.value;
   let current = original;
+  let finalNewline = original.finalNewline;
   const reports: HunkReport[] = [];
   const explicit = edits.some((edit) => (edit.kind === 'replace' ? edit.search + edit.replace : edit.text).includes('\r\n'));
   for (let editIndex = first; editIndex < edits.length; editIndex++) {
-    const located = locateEdit(current, edits[editIndex]!, { path, editIndex, tiers, explicit });
+    const edit = edits[editIndex]!;
+    const located = locateEdit(current, edit, { path, editIndex, tiers, explicit });
     if (!located.ok) return located;
-    current = applySplices(current, located.value.splices, original.finalNewline);
+    finalNewline = finalNewlineAfter(current, edit, located.value.splices, finalNewline);
+    current = applySplices(current, located.value.splices, finalNewline);
     reports.push({ index: editIndex, line: located.value.line, tier: located.value.tier, offset: 0 });
   }
   const after = encodeText((current.bom ? BOM : '') + current.text);
   if (created) {
     return ok({ op: 'add', path, after, hunks: reports, diff: diffVersions('/dev/null', '', `b/${path}`, current.text), diagnostics: [] });
+  }
+  if (current.text === original.text && edits.some(asksChange)) {
+    return fail(alreadyThere(path, `Applying the edits would leave every byte of ${path} as it is: the file already reads as their new text.`));
   }
   const diff = diffVersions(`a/${path}`, original.text, `b/${path}`, current.text);
   return ok({ op: 'update', path, after, hunks: reports, diff, diagnostics: [] });
@@ -61,7 +69,29 @@ function startingPoint(path: string, edits: readonly TextEdit[], files: Files): 
   return ok({ file: indexText(creation.replace), first: 1, created: true });
 }
 
-/** The running content after `splices` (ascending, disjoint), with the final-newline state kept. */
+/**
+ * Whether the file ends with a newline after `edit`. A str_replace edit is an exact substring
+ * replacement (Anthropic's text editor tool, OpenCode's edit): one whose match reaches the end of
+ * the file ends it as its replacement does, adding or dropping the final newline (an empty
+ * replacement leaves what precedes the match at the end). A whole-line search that matched a
+ * last line lacking its newline spoke of a newline the file does not have: the file goes on
+ * without one. Blocks, inserts and edits elsewhere keep the state (DESIGN, Matching).
+ */
+function finalNewlineAfter(file: TextFile, edit: TextEdit, splices: readonly Splice[], finalNewline: boolean): boolean {
+  const last = splices.at(-1);
+  if (edit.kind !== 'replace' || edit.relativeIndent === true || last === undefined || last.to < file.text.length) return finalNewline;
+  if (edit.search.endsWith('\n') && !file.finalNewline) return false;
+  if (edit.replace !== '') return edit.replace.endsWith('\n');
+  const before = file.text.slice(0, last.from);
+  return before === '' || before.endsWith('\n');
+}
+
+/** The edit asks for the file to change: its new text differs from its old, or it inserts text. */
+function asksChange(edit: TextEdit): boolean {
+  return edit.kind === 'insert' ? edit.text !== '' : edit.search !== edit.replace;
+}
+
+/** The running content after `splices` (ascending, disjoint), with the final-newline state given. */
 function applySplices(file: TextFile, splices: readonly Splice[], finalNewline: boolean): TextFile {
   const parts: string[] = [];
   let copied = 0;

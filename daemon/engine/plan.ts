@@ -61,12 +61,15 @@ function planWrite(path: string, content: string, mayReplace: boolean, files: Fi
   const snapshot = files.get(path);
   if (!snapshot || snapshot.kind === 'missing') return planAdd(path, content, files);
   if (snapshot.kind === 'directory') return fail(engineError('already_exists', `${path} is a directory.`, { path }));
+  const after = encodeText(content);
+  // As an add onto a file holding exactly its content (alreadyApplied.ts): nothing to write, never an "applied" receipt.
+  if (sameBytes(after, snapshot.bytes)) return fail(alreadyThere(path, `${path} already holds exactly the content the write gives.`));
   if (!mayReplace) {
     return fail(engineError('precondition_required', `${path} exists; a whole-file write replaces it only with expectedSha256 of its current content.`, { path }));
   }
   const before = decodeText(snapshot.bytes, path);
   const diff = before.ok ? diffWhole(`a/${path}`, before.value.text, `b/${path}`, content) : '';
-  return ok({ op: 'update', path, after: encodeText(content), hunks: [], diff, diagnostics: [] });
+  return ok({ op: 'update', path, after, hunks: [], diff, diagnostics: [] });
 }
 
 interface HunksOfFile {

@@ -74,6 +74,26 @@ describe('patchd apply: one input reader', () => {
     }
   });
 
+  test('str_replace edits: new lines at the file\'s indentation, uneven indentation refused, the final newline as newText ends, no claim of an unmade change', () => {
+    const { tree, file } = greetTree('def main():\n    if x:\n        y()\n    return 0');
+    using _tree = tree;
+    const edits = (oldText: string, newText: string) => file('edits.json', JSON.stringify({ edits: [{ path: 'greet.txt', oldText, newText }] }));
+    const shifted = patchd(['apply', edits('if x:\n    y()\n', 'if x:\n    z()\n'), '-C', tree.root]);
+    assert.equal(shifted.code, 0, shifted.stdout + shifted.stderr);
+    assert.match(shifted.stdout, /\[hunk 1: relative_indent\]/);
+    assert.equal(tree.text('greet.txt'), 'def main():\n    if x:\n        z()\n    return 0');
+    const uneven = patchd(['apply', '--json', edits('if x:\n  z()\n', 'if x:\n  w()\n'), '-C', tree.root]);
+    assert.equal(uneven.code, 1, uneven.stdout);
+    assert.match(ReceiptSchema.parse(JSON.parse(uneven.stdout)).error?.message ?? '', /indentation exactly/);
+    const added = patchd(['apply', edits('return 0', 'return 0\n'), '-C', tree.root]);
+    assert.equal(added.code, 0, added.stdout + added.stderr);
+    assert.equal(tree.text('greet.txt'), 'def main():\n    if x:\n        z()\n    return 0\n');
+    const unmade = patchd(['apply', '--json', edits('    return 0  \n', '    return 0\n'), '-C', tree.root]);
+    assert.equal(unmade.code, 1, unmade.stdout);
+    assert.equal(ReceiptSchema.parse(JSON.parse(unmade.stdout)).error?.code, 'already_applied');
+    assert.equal(tree.text('greet.txt'), 'def main():\n    if x:\n        z()\n    return 0\n');
+  });
+
   test('JSON on stdin is detected too; --format overrides the detection', () => {
     const { tree } = greetTree();
     using _tree = tree;

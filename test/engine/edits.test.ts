@@ -199,7 +199,9 @@ test('the file keeps its CRLF, BOM and final-newline state', () => {
   assert.equal(applied(plan([block('\uFEFFa\n', 'A\n')], '\uFEFFa\nb\n')), '\uFEFFA\nb\n');
   assert.equal(applied(plan([block('b\n', 'c\n')], 'a\nb')), 'a\nc');
   assert.equal(applied(plan([block('b\n', '')], 'a\nb')), 'a');
-  assert.equal(applied(plan([swap('b', 'c\n')], 'a\nb')), 'a\nc');
+  assert.equal(applied(plan([swap('a', 'c\n')], 'a\nb')), 'c\n\nb');
+  assert.equal(applied(plan([swap('b\n', 'c\n')], 'a\nb')), 'a\nc', 'a search\'s final newline where the file has none');
+  assert.equal(applied(plan([swap('b\n', 'c\nd\n')], 'a\nb')), 'a\nc\nd');
   assert.equal(applied(plan([block('a\nb\n', '')], 'a\nb\n')), '');
 });
 
@@ -222,4 +224,53 @@ test('the receipt diff is a unified diff of the change, numbered in the file', (
   const unchanged = plan([block('line 1\n', 'line 1\n')], before);
   assert.ok(unchanged.ok);
   assert.equal(unchanged.value.files[0]!.diff, '');
+});
+
+test('str_replace at the end of the file is exact: an oldText and newText that differ in a final newline add or drop it', () => {
+  const added = plan([swap('b\nc', 'b\nc\n')], 'a\nb\nc');
+  assert.equal(applied(added), 'a\nb\nc\n');
+  assert.ok(added.ok);
+  assert.equal(added.value.files[0]!.diff, '--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n b\n-c\n\\ No newline at end of file\n+c\n');
+  assert.equal(applied(plan([swap('c\n', 'c')], 'a\nb\nc\n')), 'a\nb\nc');
+  assert.equal(applied(plan([swap('c', 'c\nd\n')], 'a\nb\nc')), 'a\nb\nc\nd\n');
+  assert.equal(applied(plan([swap('b\nc\n', 'x')], 'a\nb\nc\n')), 'a\nx', 'line-wise too');
+  assert.equal(applied(plan([swap('b', 'c\n')], 'a\nb')), 'a\nc\n');
+  assert.equal(applied(plan([swap('b\n', '')], 'a\nb\n')), 'a\n', 'deleted: the text before ends the file');
+  assert.equal(applied(plan([swap('\nb\n', '')], 'a\nb\n')), 'a');
+  assert.equal(applied(plan([swap('b', '')], 'a\nb')), 'a\n');
+  assert.equal(applied(plan([swap('b\n', 'B'), swap('a', 'A')], 'a\nb\n')), 'A\nB', 'later edits keep the state the earlier left');
+});
+
+test('the final newline at the end: CRLF files take CRLF, a BOM stays, edits elsewhere, blocks and inserts keep the state', () => {
+  assert.equal(applied(plan([swap('b\nc', 'b\nc\n')], 'a\r\nb\r\nc')), 'a\r\nb\r\nc\r\n');
+  assert.equal(applied(plan([swap('c', 'c\nd\n')], 'a\r\nc')), 'a\r\nc\r\nd\r\n');
+  assert.equal(applied(plan([swap('c\n', 'c')], 'a\r\nb\r\nc\r\n')), 'a\r\nb\r\nc');
+  assert.equal(applied(plan([swap('c\r\n', 'c')], 'a\r\nc\r\n')), 'a\r\nc', 'explicit CRLF');
+  assert.equal(applied(plan([swap('b', 'b\n')], '\uFEFFa\nb')), '\uFEFFa\nb\n');
+  assert.equal(applied(plan([swap('a\n', 'x')], 'a\nb')), 'x\nb', 'not at the end: line-wise, the state kept');
+  assert.equal(applied(plan([swap('a', 'x\n')], 'a\nb\n')), 'x\n\nb\n');
+  assert.equal(applied(plan([block('b\n', 'c\n')], 'a\nb\n')), 'a\nc\n');
+  assert.equal(applied(plan([insert(2, 'c')], 'a\nb')), 'a\nb\nc');
+});
+
+test('edits that ask for a change but leave every byte as it was are already_applied; writes of the same content too', () => {
+  for (const [edits, content] of [
+    [[swap('c\n', 'c')], 'a\nc'],
+    [[swap('x = “1”\n', 'x = "1"\n')], 'x = "1"\n'],
+    [[swap('x  \n', 'x\n')], 'x\n'],
+    [[block('\uFEFFa\n', 'a\n')], '\uFEFFa\n'],
+    [[swap('a', 'b'), swap('b', 'a')], 'a\n'],
+  ] as const) {
+    const result = plan([...edits], content);
+    assert.ok(!result.ok, JSON.stringify(edits));
+    assert.equal(result.error.code, 'already_applied');
+    assert.match(result.error.message, /would leave every byte of f as it is/);
+  }
+  assert.equal(applied(plan([swap('c', 'c')], 'a\nc')), 'a\nc', 'an edit that asks for nothing is the no-op it asks for');
+  for (const mayReplace of [true, false]) {
+    const write = plan([], 'a\n', undefined, [{ op: 'write', path: 'g', content: 'g\n', mayReplace }]);
+    assert.ok(!write.ok);
+    assert.equal(write.error.code, 'already_applied');
+  }
+  assert.equal(rejected(plan([], 'a\n', undefined, [{ op: 'write', path: 'g', content: 'g\r\n', mayReplace: false }])), 'precondition_required');
 });
