@@ -34,10 +34,15 @@ export class Pruner {
     if (this.#committed >= this.#every) this.#start();
   }
 
+  /** Resolves once no prune is running or due. */
+  async idle(): Promise<void> {
+    while (this.#running !== undefined) await this.#running;
+  }
+
   /** Stops the schedule and waits for the prunes running or due. */
   async close(): Promise<void> {
     clearInterval(this.#timer);
-    while (this.#running !== undefined) await this.#running;
+    await this.idle();
   }
 
   #start(): void {

@@ -241,7 +241,7 @@ export class Workspace {
   /** Committed transactions, newest first, at most `limit` (from the undo records: all processes, across restarts). */
   async transactions(limit: number): Promise<TransactionEntry[]> {
     this.#refuseIfClosed();
-    await this.settled();
+    await this.#historySettled();
     return listTransactions(this.#context.records, limit);
   }
 
@@ -252,7 +252,7 @@ export class Workspace {
    */
   async recordsOf(transactionId: string): Promise<LoadedRecord[]> {
     this.#refuseIfClosed();
-    await this.settled();
+    await this.#historySettled();
     const loaded = await mapLimited(await recordsOf(this.#context.records, transactionId), (name) => this.#context.records.load(name));
     return loaded.every((record) => record !== undefined) ? loaded : [];
   }
@@ -264,7 +264,7 @@ export class Workspace {
    */
   async sessionChanges(since?: string | null): Promise<Result<NetChange[]> | undefined> {
     this.#refuseIfClosed();
-    await this.settled();
+    await this.#historySettled();
     const afterKey = since === undefined ? this.#sessionStart : since === null ? '' : await keyOf(this.#context.records, since);
     if (afterKey === undefined) return undefined;
     const records = await loadWindow(this.#context.records, afterKey, compareKeys);
@@ -310,6 +310,16 @@ export class Workspace {
   /** Resolves once every commit reported applied so far is durable and recorded: a small one-file commit is reported before (see `transaction.ts`). */
   settled(): Promise<void> {
     return this.#context.settling.settled();
+  }
+
+  /**
+   * Before a history query: every commit recorded, and no prune running — a list must not name a
+   * transaction a prune is removing (asked about next, it would be unknown), nor a session diff
+   * of every retained transaction start at one.
+   */
+  async #historySettled(): Promise<void> {
+    await this.settled();
+    await this.#pruner.idle();
   }
 
   /** True once `close()` was called: every read, commit and history query then throws `WorkspaceClosedError`. */
