@@ -6,24 +6,43 @@ import type { Dialect } from './types.ts';
 export type TextDialect = Exclude<Dialect, 'v4a' | 'edits'>;
 
 const ENVELOPE_MARKER = /^\s*\*\*\* Begin Patch\s*$/;
+/** The bare wrapper the envelope parser strips itself (Codex's lenient mode): no `cd`, nothing else on the line. */
 const HEREDOC_START = /^\s*(?:apply_patch\s+)?<<\s*['"]?EOF['"]?\s*$/;
-/** `cd <dir> && apply_patch …`: a shell command whose `cd` the paths depend on. */
-const CD_APPLY_PATCH = /^\s*cd\s.*&&\s*(?:apply_patch|applypatch)\b/;
+/** `apply_patch` (or `applypatch`) reading a heredoc, wherever it stands on the line: `cd x && apply_patch <<'EOF'`, `bash -lc "apply_patch <<EOF`. */
+export const APPLY_PATCH_HEREDOC = /(?<![\w.-])(?:apply_patch|applypatch)\s*<</;
+/**
+ * A `cd` or `pushd` where a shell would run it: first on the line (indented, or after a `$`
+ * prompt), or after `&&`, `||`, `;`, `|`, `(`, `{`, a quote or a backtick (`bash -lc "cd …`,
+ * inline code). The word in a sentence ("fix the cd builtin") is prose: a commit message may say it.
+ */
+export const DIRECTORY_CHANGE = /(?:^|[;&|({`'"$])\s*(?:cd|pushd)(?=$|[\s;&|)`'"])/;
 
 /**
- * The text dialect of a patch: `shell` when it opens with `cd … && apply_patch`; otherwise the
- * first marker decides — the `*** Begin Patch` envelope (or a bare `apply_patch <<EOF` wrapper,
- * which the envelope parser accepts itself), a SEARCH/REPLACE marker, or a diff header; else unified.
+ * The text dialect of a patch: the first line that tells decides — the `*** Begin Patch` envelope
+ * (or a bare `apply_patch <<EOF` wrapper, which the envelope parser accepts itself), a
+ * SEARCH/REPLACE marker, a diff header, or a shell line (`isShellLine`), which makes the patch
+ * `shell` wherever it stands before it: after prose, inside a fence, wrapped in `bash -lc "…"`.
+ * Else unified.
  */
 export function detectTextDialect(lines: readonly string[]): TextDialect {
-  if (startsWithCdApplyPatch(lines)) return 'shell';
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index]!;
     if (ENVELOPE_MARKER.test(line) || HEREDOC_START.test(line)) return 'codex';
     if (SEARCH_MARKER.test(line)) return 'search-replace';
     if (isDiffHeader(line, lines[index + 1])) return 'unified';
+    if (isShellLine(line)) return 'shell';
   }
   return 'unified';
+}
+
+/**
+ * A line that may decide what the patch's paths mean: a `cd` (or `pushd`), or apply_patch run any
+ * other way than the bare `apply_patch <<'EOF'` wrapper. Only the shell parser may read past it
+ * (and refuses it unless it is the one command it understands): another parser would skip it as
+ * prose and apply the paths relative to the workspace root.
+ */
+export function isShellLine(line: string): boolean {
+  return DIRECTORY_CHANGE.test(line) || (APPLY_PATCH_HEREDOC.test(line) && !HEREDOC_START.test(line));
 }
 
 /** `diff --git`, a hunk header, or `---` followed by `+++` (a lone `--- ` line may be prose). */
@@ -31,8 +50,14 @@ function isDiffHeader(line: string, next: string | undefined): boolean {
   return line.startsWith('diff --git ') || line.startsWith('@@') || (line.startsWith('--- ') && next?.startsWith('+++ ') === true);
 }
 
-/** The first non-blank line is `cd <dir> && apply_patch …`. */
-export function startsWithCdApplyPatch(lines: readonly string[]): boolean {
-  const first = lines.find((line) => line.trim() !== '');
-  return first !== undefined && CD_APPLY_PATCH.test(first);
+/** An envelope marker or file section header, padded or not. */
+const ENVELOPE_DIRECTIVE = /^\s*\*\*\* (?:Begin Patch|End Patch|End of File|(?:Add|Update|Delete|Move) File:|Move to:)/;
+
+/**
+ * A line no prose holds: (part of) a patch — an envelope marker or section header, an `@@` chunk
+ * header, a SEARCH marker or a diff header. Text around a patch that holds one is another patch,
+ * or a cut-off part of this one, never surrounding text to ignore.
+ */
+export function isPatchLine(line: string, next: string | undefined): boolean {
+  return ENVELOPE_DIRECTIVE.test(line) || line.trimStart().startsWith('@@') || SEARCH_MARKER.test(line) || isDiffHeader(line, next);
 }

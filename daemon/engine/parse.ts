@@ -1,6 +1,6 @@
 /** Dispatching a patch to its dialect's parser. */
 import { stripTerminalColours } from './ansi.ts';
-import { detectTextDialect, startsWithCdApplyPatch, type TextDialect } from './detect.ts';
+import { detectTextDialect, type TextDialect } from './detect.ts';
 import { parseEnvelope } from './envelope.ts';
 import { engineError } from './errors.ts';
 import { splitPatchLines } from './patchText.ts';
@@ -43,7 +43,7 @@ function parseInput(input: PatchInput): Result<ParsedPatch> {
 /** A mailbox (`git format-patch` / `git am`) is a series of unified diffs; other text goes to its dialect's parser. */
 function parseLines(lines: readonly string[], format: TextDialect | 'auto', options: UnifiedOptions): Result<ParsedPatch> {
   const mailbox = format === 'auto' || format === 'unified' ? readMailbox(lines) : undefined;
-  if (mailbox === undefined) return parseText(lines, format === 'auto' ? detectTextDialect(lines) : format, options);
+  if (mailbox === undefined) return parseText(lines, dialectOf(lines, format), options);
   if (!mailbox.ok) return mailbox;
   const parsed = parseUnified(mailbox.value.lines, { ...options, parts: mailbox.value.parts });
   return parsed.ok ? ok(withDiagnostics(parsed.value, mailbox.value.diagnostics)) : parsed;
@@ -62,10 +62,18 @@ function unifiedOptions(input: PatchInput): UnifiedOptions {
   return { strip: input.strip, existing, probe: input.probe };
 }
 
+/**
+ * The detected dialect, or the one the caller gave — unless a shell command stands before the
+ * patch (a `cd`, or apply_patch run through one): that changes what every path means, so the
+ * shell parser honours it or refuses it whatever the format says, rather than let another parser
+ * skip it as surrounding text and apply the paths relative to the root.
+ */
+function dialectOf(lines: readonly string[], format: TextDialect | 'auto'): TextDialect {
+  const detected = detectTextDialect(lines);
+  return format === 'auto' || detected === 'shell' ? detected : format;
+}
+
 function parseText(lines: readonly string[], dialect: TextDialect, options: UnifiedOptions): Result<ParsedPatch> {
-  // A `cd dir &&` prefix changes what every path means: honour it whatever the format says,
-  // rather than let the envelope or diff parser skip it as surrounding text.
-  if ((dialect === 'codex' || dialect === 'unified') && startsWithCdApplyPatch(lines)) return parseShellCommand(lines);
   switch (dialect) {
     case 'codex': return parseEnvelope(lines);
     case 'search-replace': return parseSearchReplace(lines);
@@ -77,6 +85,7 @@ function parseText(lines: readonly string[], dialect: TextDialect, options: Unif
 /** Every path whose current state the plan needs, in patch order, once each. */
 export function requiredPaths(parsed: ParsedPatch): string[] {
   const paths = new Set<string>();
+  if (parsed.workingDirectory !== undefined) paths.add(parsed.workingDirectory);
   for (const file of parsed.files) {
     if (file.op === 'rename') paths.add(file.fromPath);
     paths.add(file.path);

@@ -8,13 +8,17 @@ import { applyHunks, carriesEndings, type AppliedHunks } from './hunks.ts';
 import { loneCarriageReturnError, missesLoneCarriageReturns } from './loneCarriageReturns.ts';
 import { diffEdits, diffWhole } from './receiptDiff.ts';
 import { planSeries } from './series.ts';
-import { requireAbsent, requireFile, requireText, sameBytes, type Files } from './snapshots.ts';
+import { requireAbsent, requireDirectory, requireFile, requireText, sameBytes, type Files } from './snapshots.ts';
 import { assemble, decodeText, encodeText, lineCount, type TextFile } from './text.ts';
 import { ALL_TIERS, EXACT_ONLY, type LineTier } from './tiers.ts';
 import { fail, ok, type BlobIds, type FilePatch, type Hunk, type ParsedPatch, type Plan, type PlannedFile, type PlanOptions, type Result } from './types.ts';
 
 export function planPatch(parsed: ParsedPatch, files: Files, options: PlanOptions = {}): Result<Plan> {
   const tiers = options.fuzz === 'exact' ? EXACT_ONLY : ALL_TIERS;
+  if (parsed.workingDirectory !== undefined) {
+    const directory = requireDirectory(parsed.workingDirectory, files);
+    if (!directory.ok) return directory;
+  }
   if (parsed.series !== undefined) {
     const net = planSeries(parsed, parsed.series, files, (filePatch, state) => planFileOrExplain(filePatch, state, tiers), (filePatch, state) => planFile(filePatch, state, tiers));
     return net.ok ? ok({ dialect: parsed.dialect, files: net.value, diagnostics: parsed.diagnostics, ignoredMetadata: parsed.ignoredMetadata }) : net;

@@ -13,6 +13,14 @@ export function requireAbsent(path: string, files: Files): Result<true> {
   return fail(engineError('already_exists', `${path} already exists (${what}).`, { path }));
 }
 
+/** A shell's `cd <path>` must find a directory there: otherwise the shell stops, and runs nothing after `&&`. */
+export function requireDirectory(path: string, files: Files): Result<true> {
+  const snapshot = files.get(path);
+  if (snapshot?.kind === 'directory') return ok(true);
+  const found = snapshot?.kind === 'file' ? 'is a file, not a directory' : 'does not exist';
+  return fail(engineError('not_found', `cd ${path}: ${path} ${found}, so a shell would stop at the cd and never run apply_patch; nothing was written. Name the files from the workspace root instead (an Add File creates missing directories).`, { path }));
+}
+
 export function requireFile(path: string, files: Files): Result<Uint8Array> {
   const snapshot = files.get(path);
   if (!snapshot || snapshot.kind === 'missing') return fail(engineError('not_found', `${path} does not exist.`, { path }));

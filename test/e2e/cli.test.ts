@@ -386,6 +386,32 @@ describe('patchd apply: git and patch habits', () => {
   });
 });
 
+describe('patchd apply: an apply_patch shell command', () => {
+  const heredoc = (cd: string, body: string) => `I'll run:\n\n\`\`\`bash\n${cd}apply_patch <<'EOF'\n*** Begin Patch\n${body}*** End Patch\nEOF\n\`\`\`\n`;
+
+  test('after prose and in a fence, cd DIR && edits DIR\'s file, not the root\'s; a missing DIR is not_found and creates nothing', () => {
+    const { tree, file } = greetTree();
+    using _tree = tree;
+    tree.write('f.txt', 'a\nb\nc\n');
+    tree.write('sub/f.txt', 'a\nb\nc\n');
+    const run = patchd(['apply', file('sub.txt', heredoc('cd sub && ', '*** Update File: f.txt\n@@\n a\n-b\n+B\n c\n')), '-C', tree.root]);
+    assert.equal(run.code, 0, run.stdout);
+    assert.match(run.stdout, /^applied 1 file \(shell, \d+ ms\)\n {2}M sub\/f\.txt/);
+    assert.equal(tree.text('sub/f.txt'), 'a\nB\nc\n');
+    assert.equal(tree.text('f.txt'), 'a\nb\nc\n');
+    const nope = file('nope.txt', heredoc('cd nope && ', '*** Add File: x.txt\n+x\n'));
+    const cdApart = file('separate.txt', heredoc('cd sub\n', '*** Update File: f.txt\n@@\n-a\n+A\n'));
+    const before = tree.fingerprint();
+    const missing = patchd(['apply', nope, '-C', tree.root]);
+    assert.equal(missing.code, 1, missing.stdout);
+    assert.match(missing.stdout, /not_found \(nope\): cd nope: nope does not exist/);
+    const separate = patchd(['apply', cdApart, '-C', tree.root]);
+    assert.equal(separate.code, 1, separate.stdout);
+    assert.match(separate.stdout, /unsupported_command: "cd sub"/);
+    assert.equal(tree.fingerprint(), before);
+  });
+});
+
 describe('patchd apply --batch', () => {
   const batchTree = () => {
     const tree = createTempTree({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'w.txt': 'w  \nx\n' });

@@ -11,6 +11,7 @@ import { parsePatch, planPatch, type FileSnapshot } from '../../daemon/engine/in
 import { readMailbox } from '../../daemon/engine/mail.ts';
 import { splitPatchLines } from '../../daemon/engine/patchText.ts';
 import { parseSearchReplace } from '../../daemon/engine/searchReplace.ts';
+import { parseShellCommand } from '../../daemon/engine/shell.ts';
 import type { ParsedPatch, Result } from '../../daemon/engine/types.ts';
 import { parseUnified } from '../../daemon/engine/unified.ts';
 
@@ -31,6 +32,9 @@ const ADVERSARIAL: Readonly<Record<string, (n: number) => string>> = {
   'one SEARCH block never closed': (n) => 'x.py\n<<<<<<< SEARCH\n' + repeat(n, () => 'a\n'),
   'Update File lines': (n) => '*** Begin Patch\n' + repeat(n, (i) => `*** Update File: f${i}\n`) + '*** End Patch\n',
   'envelope without its end': (n) => '*** Begin Patch\n' + repeat(n, (i) => `*** Update File: f${i}\n@@\n-a\n+b\n`),
+  'prose around an envelope': (n) => repeat(n, (i) => `prose ${i}\n`) + '*** Begin Patch\n*** Delete File: a\n*** End Patch\n' + repeat(n, (i) => `prose ${i}\n`),
+  'a heredoc never closed': (n) => repeat(n, (i) => `prose ${i}\n`) + "cd sub && apply_patch <<'EOF'\n" + repeat(n, () => ' EOF\n'),
+  'a fenced command, then prose': (n) => "```bash\ncd sub && apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: a\n*** End Patch\nEOF\n```\n" + repeat(n, (i) => `prose ${i}\n`),
 };
 
 type LineParser = (lines: readonly string[]) => Result<ParsedPatch> | unknown;
@@ -41,6 +45,7 @@ const PARSERS: Readonly<Record<string, LineParser>> = {
   unified: (lines) => parseUnified(lines),
   envelope: parseEnvelope,
   'search-replace': parseSearchReplace,
+  shell: parseShellCommand,
 };
 
 /** How many times `parse` reads an element of `lines`, per line. */

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 import { detectTextDialect } from '../../daemon/engine/detect.ts';
 import type { EngineError } from '../../daemon/engine/errors.ts';
-import { parsePatch } from '../../daemon/engine/parse.ts';
-import type { FormatName, ParsedPatch } from '../../daemon/engine/types.ts';
+import { parsePatch, requiredPaths } from '../../daemon/engine/parse.ts';
+import { planPatch } from '../../daemon/engine/plan.ts';
+import { hunksOf, type FileSnapshot, type FormatName, type ParsedPatch } from '../../daemon/engine/types.ts';
 
 const ENVELOPE = ['*** Begin Patch', '*** Update File: a.txt', '@@', '-x', '+y', '*** End Patch'];
 
@@ -107,4 +108,119 @@ test('auto detection: the first marker decides; a lone --- line is prose', () =>
   assert.equal(detect('diff --git a/x b/x'), 'unified');
   assert.equal(detect('cd sub && apply_patch <<EOF'), 'shell');
   assert.equal(detect('just words'), 'unified');
+});
+
+// A shell command anywhere before the patch: parsed as one, or refused — never its paths taken from the root.
+
+const UPDATE_F = ['*** Begin Patch', '*** Update File: f.txt', '@@', ' a', '-b', '+B', ' c', '*** End Patch'];
+
+test('after prose, or inside a fence after prose, cd <dir> && apply_patch is the shell dialect: paths under <dir>, the text reported', () => {
+  const afterProse = parsed(`I'll run:\n\n${command("cd sub && apply_patch <<'EOF'", UPDATE_F)}`, 'auto');
+  assert.equal(afterProse.dialect, 'shell');
+  assert.deepEqual(paths(afterProse), ['sub/f.txt']);
+  assert.deepEqual(afterProse.diagnostics.map((diagnostic) => diagnostic.code), ['shell_command', 'text_around_patch']);
+  assert.match(afterProse.diagnostics[1]!.message, /1 line\(s\) before it, 0 after it/);
+  const fenced = parsed(`Here it is:\n\`\`\`bash\n${command("cd sub && apply_patch <<'EOF'", UPDATE_F)}\`\`\`\n\nThat updates f.txt.\n`, 'auto');
+  assert.deepEqual(paths(fenced), ['sub/f.txt']);
+  assert.match(fenced.diagnostics[1]!.message, /2 line\(s\) before it, 2 after it/);
+  assert.equal(parsed(`\`\`\`sh\n${command("cd sub && apply_patch <<'EOF'", UPDATE_F)}\`\`\`\n`, 'auto').files[0]!.path, 'sub/f.txt');
+});
+
+test('a cd <dir> && apply_patch after prose is honoured whatever the format says', () => {
+  for (const format of ['codex', 'unified', 'search-replace', 'shell'] as const) {
+    assert.deepEqual(paths(parsed(`Running:\n${command("cd sub && apply_patch <<'EOF'", UPDATE_F)}`, format)), ['sub/f.txt'], format);
+  }
+});
+
+test('bash -lc "…", cd …; apply_patch, and other wrappings are unsupported_command wherever they stand, never applied at the root', () => {
+  const wrapped = [
+    `bash -lc "cd sub && apply_patch <<'EOF'\n${UPDATE_F.join('\n')}\nEOF\n"\n`,
+    `I'll run:\n\`\`\`bash\nbash -lc "cd sub && apply_patch <<'EOF'\n${UPDATE_F.join('\n')}\nEOF\n"\n\`\`\`\n`,
+    `bash -lc 'apply_patch <<EOF\n${UPDATE_F.join('\n')}\nEOF\n'\n`,
+    command("cd sub; apply_patch <<'EOF'", UPDATE_F),
+    `Patch:\n${command("cd sub; apply_patch <<'EOF'", UPDATE_F)}`,
+    `\`\`\`bash\n${command("cd sub; apply_patch <<'EOF'", UPDATE_F)}\`\`\`\n`,
+    `Patch:\n${command("(cd sub && apply_patch <<'EOF'", UPDATE_F)}`,
+    `Patch:\n${command("$ cd sub && apply_patch <<'EOF'", UPDATE_F)}`,
+    `Patch:\n${command("cd sub && git apply <<'EOF'", ['--- a/f.txt', '+++ b/f.txt', '@@ -1,3 +1,3 @@', ' a', '-b', '+B', ' c'])}`,
+  ];
+  for (const text of wrapped) {
+    for (const format of ['auto', 'codex', 'unified'] as const) assert.equal(rejected(text, format).code, 'unsupported_command', `${format}: ${text}`);
+  }
+});
+
+test('a cd on a line of its own (or as inline code) before the patch is refused: the paths may be relative to it', () => {
+  const cases = [
+    `cd sub\n${command("apply_patch <<'EOF'", UPDATE_F)}`,
+    `\`\`\`bash\ncd sub\napply_patch <<'EOF'\n${UPDATE_F.join('\n')}\nEOF\n\`\`\`\n`,
+    `cd sub\n${UPDATE_F.join('\n')}\n`,
+    `First \`cd sub\`, then:\n${UPDATE_F.join('\n')}\n`,
+    `$ cd sub\n${UPDATE_F.join('\n')}\n`,
+    `pushd sub\n${UPDATE_F.join('\n')}\n`,
+    `cd sub && patch -p1 <<'EOF'\n--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\nEOF\n`,
+    `Run this in sub (\`cd sub\`):\nf.txt\n<<<<<<< SEARCH\nb\n=======\nB\n>>>>>>> REPLACE\n`,
+    `I'll \`cd sub\` first, then:\n${command("cd sub && apply_patch <<'EOF'", UPDATE_F)}`,
+  ];
+  for (const text of cases) {
+    for (const format of ['auto', 'codex', 'unified', 'search-replace'] as const) assert.equal(rejected(text, format).code, 'unsupported_command', `${format}: ${text}`);
+  }
+});
+
+test('look-alikes that keep their meaning: the bare wrapper (after prose too), cd first, cd in a path, a word, a file or after the patch', () => {
+  const bare = parsed(`Here:\n\n${command("apply_patch <<'EOF'", UPDATE_F)}`, 'auto');
+  assert.equal(bare.dialect, 'codex');
+  assert.deepEqual(paths(bare), ['f.txt']);
+  assert.deepEqual(paths(parsed(command("cd sub && apply_patch <<'EOF'", UPDATE_F), 'auto')), ['sub/f.txt']);
+  const notCd = ['*** Begin Patch', '*** Update File: src/cd/x.txt', '@@', '-cd old', '+cd new', ' cd sub && make', '*** End Patch'];
+  assert.deepEqual(paths(parsed(`Fix the abcd cd-rom helper:\n${notCd.join('\n')}\n`, 'auto')), ['src/cd/x.txt']);
+  // The word in a sentence is prose (a commit message may say it); only a cd where a shell would run it counts.
+  assert.deepEqual(paths(parsed(`commit 0123abc\n\n    Fix the cd builtin\n\n${UPDATE_F.join('\n')}\n`, 'auto')), ['f.txt']);
+  const after = parsed(`${UPDATE_F.join('\n')}\n\nThen run: cd sub && npm test\n`, 'auto');
+  assert.equal(after.dialect, 'codex');
+  assert.deepEqual(paths(after), ['f.txt']);
+  const diffOfCd = parsed('--- cd\n+++ cd\n@@ -1 +1 @@\n-a\n+b\n', 'auto');
+  assert.equal(diffOfCd.dialect, 'unified');
+  assert.deepEqual(paths(diffOfCd), ['cd']);
+});
+
+test('after a fenced command: prose is fine; a second command or another patch is refused, not dropped', () => {
+  const fenced = `\`\`\`bash\n${command("cd sub && apply_patch <<'EOF'", UPDATE_F)}\`\`\`\n`;
+  assert.equal(rejected(`${fenced}\nAnd:\n${fenced}`, 'auto').code, 'unsupported_command');
+  assert.equal(rejected(`${fenced}\nAnd:\n${UPDATE_F.join('\n')}\n`, 'auto').code, 'parse_error');
+  assert.equal(rejected(`${fenced}\n--- a/g.txt\n+++ b/g.txt\n@@ -1 +1 @@\n-x\n+y\n`, 'auto').code, 'parse_error');
+  assert.equal(rejected(`\`\`\`bash\n${command("cd sub && apply_patch <<'EOF'", UPDATE_F)}echo done\n\`\`\`\n`, 'auto').code, 'unsupported_command', 'a command before the closing fence');
+  assert.equal(rejected(`Run:\n${command("cd sub && apply_patch <<'EOF'", UPDATE_F)}That's all.\n`, 'auto').code, 'unsupported_command', 'no fence: what follows the heredoc would run');
+});
+
+test('the heredoc ends only at a line that is exactly the delimiter, as in bash: " EOF" is a context line', () => {
+  const body = ['*** Begin Patch', '*** Update File: notes.txt', '@@', ' EOF', '-x', '+y', '*** End Patch'];
+  const [hunk] = hunksOf(parsed(command("cd sub && apply_patch <<'EOF'", body)).files[0]!);
+  assert.deepEqual(hunk!.lines.map((line) => `${line.kind}:${line.text}`), ['context:EOF', 'remove:x', 'add:y']);
+  assert.equal(rejected(command("cd sub && apply_patch <<'EOF'", ENVELOPE, ' EOF')).code, 'parse_error', 'an indented delimiter closes nothing');
+  assert.equal(rejected(command("cd sub && apply_patch <<'EOF'", ENVELOPE, 'EOF ')).code, 'parse_error', 'nor one with trailing blanks');
+  assert.equal(parsed(command("cd sub && apply_patch <<-'EOF'", ENVELOPE, '\t\tEOF')).files.length, 1, '<<- strips leading tabs');
+  assert.equal(rejected(command("cd sub && apply_patch <<-'EOF'", ENVELOPE, '  EOF')).code, 'parse_error', '<<- strips tabs only');
+  const crlfEnd = `${["cd sub && apply_patch <<'EOF'", ...ENVELOPE].join('\n')}\nEOF\r\n`;
+  assert.equal(parsed(crlfEnd).files.length, 1, 'a CR after the delimiter is a line ending');
+});
+
+test('cd <dir> makes the plan require <dir>: a missing directory (or a file) is not_found naming it, even for an Add', () => {
+  const add = ['*** Begin Patch', '*** Add File: x.txt', '+x', '*** End Patch'];
+  const patch = parsed(command("cd nope && apply_patch <<'EOF'", add));
+  assert.equal(patch.workingDirectory, 'nope');
+  assert.deepEqual(requiredPaths(patch), ['nope', 'nope/x.txt']);
+  const missing = planPatch(patch, new Map([['nope/x.txt', { kind: 'missing' }]]));
+  assert.equal(missing.ok, false);
+  if (!missing.ok) {
+    assert.equal(missing.error.code, 'not_found');
+    assert.equal(missing.error.path, 'nope');
+    assert.match(missing.error.message, /cd nope: nope does not exist/);
+  }
+  const file = planPatch(patch, new Map<string, FileSnapshot>([['nope', { kind: 'file', bytes: new Uint8Array() }], ['nope/x.txt', { kind: 'missing' }]]));
+  assert.equal(!file.ok && file.error.code, 'not_found');
+  const present = planPatch(patch, new Map<string, FileSnapshot>([['nope', { kind: 'directory' }], ['nope/x.txt', { kind: 'missing' }]]));
+  assert.equal(present.ok, true);
+  assert.equal(parsed(command("cd sub/.. && apply_patch <<'EOF'")).workingDirectory, undefined, 'the root needs no check');
+  assert.equal(parsed(command("cd './a//b/' && apply_patch <<'EOF'")).workingDirectory, 'a/b');
+  assert.equal(parsed(command("apply_patch <<'EOF'")).workingDirectory, undefined);
 });
