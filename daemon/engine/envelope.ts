@@ -3,15 +3,19 @@
  * `*** Move to:`) / Delete / Move File sections → `ParsedPatch`. Pure; never throws.
  */
 import { isBlank, limitExceeded, parseChunks, quoteLine, type ChunkSource, type ParsedChunks } from './chunks.ts';
+import { isPatchLine } from './detect.ts';
 import { engineError, type EngineError } from './errors.ts';
 import { LIMITS } from './limits.ts';
 import { normalizePatchPath, pathErrorAt } from './paths.ts';
 import { fail, ok, type Diagnostic, type FilePatch, type ParsedPatch, type Result } from './types.ts';
+import { FENCE } from './unifiedLines.ts';
 
 const BEGIN_PATCH = '*** Begin Patch';
 const END_PATCH = '*** End Patch';
 const SECTION_HEADER = /^\*\*\* (Add|Update|Delete|Move) File:(.*)$/;
 const MOVE_TO = /^\*\*\* Move to:(.*)$/;
+/** A context, removed or added line, or `\ No newline at end of file`. */
+const CHUNK_LINE = /^(?:[ +-]|\\ )/;
 /** `apply_patch <<'EOF'`, `<<"EOF"`, `<<EOF`: a shell heredoc the model sent literally. */
 const HEREDOC_START = /^(?:apply_patch\s+)?<<-?\s*(['"]?)([A-Za-z_]\w*)\1$/;
 
@@ -38,6 +42,8 @@ interface ParsedSection {
 export function parseEnvelope(lines: readonly string[]): Result<ParsedPatch> {
   const envelope = findEnvelope(lines);
   if (!envelope.ok) return envelope;
+  const outside = patchOutside(lines, envelope.value);
+  if (outside !== undefined) return fail(outside);
   const files = parseSections(lines, envelope.value);
   if (!files.ok) return files;
   return ok({ dialect: 'codex', files: files.value, diagnostics: describeTextAround(lines, envelope.value), ignoredMetadata: [] });
@@ -55,6 +61,30 @@ function findEnvelope(lines: readonly string[]): Result<Envelope> {
     return fail(parseError(`No "*** End Patch" line follows "*** Begin Patch" (patch line ${begin + 1}): the patch may be truncated. Resend the whole patch, ending with *** End Patch.`));
   }
   return ok({ begin, end });
+}
+
+/**
+ * Text around the envelope is ignored only when it cannot be part of a patch. A patch line before
+ * or after it (an envelope marker or section header, an `@@` line, a diff header) is another
+ * envelope, or a cut-off second one: refused, rather than half the change applied. Chunk lines
+ * right after the `*** End Patch` mean the patch may not end there: Codex's padded marker
+ * ` *** End Patch` is also a context line of a file holding that text, and the lines after it the
+ * rest of its chunk (a later unindented `*** End Patch` would have ended the envelope instead).
+ */
+function patchOutside(lines: readonly string[], envelope: Envelope): EngineError | undefined {
+  for (let index = 0; index < lines.length; index++) {
+    if (index === envelope.begin) index = envelope.end + 1;
+    const line = lines[index];
+    if (line === undefined || !isPatchLine(line, lines[index + 1])) continue;
+    const where = index < envelope.begin ? `comes before the *** Begin Patch on ${patchLine(envelope.begin)}` : `comes after the *** End Patch on ${patchLine(envelope.end)}`;
+    return parseError(`${patchLine(index)} (${quoteLine(line)}) ${where}: it is another envelope, or part of one (cut off?). Send one complete *** Begin Patch … *** End Patch envelope holding every change.`);
+  }
+  const next = lines.findIndex((line, index) => index > envelope.end && !isBlank(line));
+  const line = lines[next] ?? '';
+  if (next === -1 || !CHUNK_LINE.test(line) || FENCE.test(line)) return undefined;
+  const marker = lines[envelope.end] ?? '';
+  const padded = marker.startsWith(' ') ? ` (${quoteLine(marker)} is also a context line of a file holding that text)` : '';
+  return parseError(`${patchLine(next)} (${quoteLine(line)}) looks like a chunk line, yet comes after the *** End Patch on ${patchLine(envelope.end)}: the patch may not end there${padded}. End the patch with an unindented *** End Patch after its last chunk, with no chunk lines after it.`);
 }
 
 function describeTextAround(lines: readonly string[], envelope: Envelope): Diagnostic[] {

@@ -221,6 +221,50 @@ test('whitespace-padded markers and headers are accepted', () => {
   assert.deepEqual(hunksOf(file!).map((hunk) => hunk.anchors), [['anchor'], []]);
 });
 
+test('prose and fences before and after one complete envelope are ignored; a padded real end marker still ends it', () => {
+  for (const text of [
+    `Here is the patch:\n\n${envelope('*** Update File: a.txt', ...replaceTwo)}\nThis changes two to TWO.\n- one bullet\n`,
+    `\`\`\`\n${envelope('*** Update File: a.txt', ...replaceTwo)}\`\`\`\n- it changes a.txt\n`,
+    ['*** Begin Patch', '*** Update File: a.txt', ...replaceTwo, ' *** End Patch', '', 'Done: cd is fine in prose after the patch.', ''].join('\n'),
+    ['*** Begin Patch', '*** Update File: a.txt', ...replaceTwo, '*** End Patch  ', '```', ''].join('\n'),
+  ]) {
+    const patch = parsed(text);
+    assert.deepEqual(hunksOf(onlyFile(text)).map((hunk) => hunk.lines.length), [2], text);
+    assert.deepEqual(patch.diagnostics.map((diagnostic) => diagnostic.code), ['text_around_patch'], text);
+  }
+});
+
+test('a second envelope after a complete one, cut off or not, is a parse_error: never the first applied alone', () => {
+  const second = ['*** Begin Patch', '*** Update File: g.txt', '@@', '-b', '+B'];
+  const cut = `${envelope('*** Update File: f.txt', '@@', '-a', '+A')}\nAnd the second file:\n\n${second.join('\n')}\n`;
+  const error = rejected(cut);
+  assert.equal(error.code, 'parse_error');
+  assert.match(error.message, /patch line 10 \("\*\*\* Begin Patch"\) comes after the \*\*\* End Patch on patch line 6/);
+  assert.equal(rejected(`${cut}*** End Patch\n`).code, 'parse_error', 'both complete');
+});
+
+test('file sections, @@ chunks or diff headers outside the envelope are a parse_error, before it or after it', () => {
+  const body = envelope('*** Update File: f.txt', '@@', '-a', '+A');
+  for (const outside of ['*** Update File: g.txt', '  *** Add File: h.txt', '*** Delete File: g.txt', '*** Move to: z.txt', '*** End of File', '@@', '  @@ def g():', '--- a/g.txt\n+++ b/g.txt', '<<<<<<< SEARCH']) {
+    assert.equal(rejected(`${body}\nAlso:\n${outside}\n-b\n+B\n`).code, 'parse_error', `after: ${outside}`);
+    if (!outside.startsWith('*** End of File')) assert.equal(rejected(`${outside}\n-b\n+B\n\n${body}`).code, 'parse_error', `before: ${outside}`);
+  }
+});
+
+test('chunk lines right after *** End Patch are a parse_error: " *** End Patch" may be a context line, the rest its chunk', () => {
+  const cut = ['*** Begin Patch', '*** Update File: doc.md', '@@', '-Example:', '+Sample:', ' *** End Patch', '-old', '+new', ''].join('\n');
+  const error = rejected(cut);
+  assert.equal(error.code, 'parse_error');
+  assert.match(error.message, /patch line 7 \("-old"\) looks like a chunk line, yet comes after the \*\*\* End Patch on patch line 6/);
+  assert.match(error.message, /is also a context line/);
+  for (const after of ['\n-old', ' old', '+new', '\\ No newline at end of file', ' EOF']) {
+    assert.equal(rejected(['*** Begin Patch', '*** Update File: doc.md', '@@', '-a', '+b', '*** End Patch', after, ''].join('\n')).code, 'parse_error', after);
+  }
+  // With its own end marker after it, the padded line is the context line it looks like.
+  const whole = onlyFile(cut.replace(/\n$/, '\n*** End Patch\n'));
+  assert.deepEqual(hunksOf(whole)[0]!.lines.map((line) => `${line.kind}:${line.text}`), ['remove:Example:', 'add:Sample:', 'context:*** End Patch', 'remove:old', 'add:new']);
+});
+
 test('the dialect is codex and there is no ignored metadata', () => {
   const patch = parsed(envelope('*** Delete File: a.txt'));
   assert.equal(patch.dialect, 'codex');
