@@ -15,7 +15,7 @@
  */
 import { alreadyThere, type EngineError } from './errors.ts';
 import { applyHunks, sideLines } from './hunks.ts';
-import { swappedBlobs, swappedHunk } from './reverse.ts';
+import { reverseHunks, swappedBlobs } from './reverse.ts';
 import { requireText, sameBytes, type Files } from './snapshots.ts';
 import type { LineTier } from './tiers.ts';
 import type { FilePatch, FileSnapshot, Hunk, PlannedFile, Result, TextEdit } from './types.ts';
@@ -102,10 +102,12 @@ function agrees(path: string, edit: TextEdit, files: Files, planFile: (filePatch
 /**
  * Whether the hunks are already in the file: reversed, those with something to find apply. A hunk
  * that only removes lines, without context, has nothing to find (as a pure deletion edit): alone
- * it proves nothing; beside proving hunks it must agree, its lines absent from the file.
+ * it proves nothing; beside proving hunks it must agree, its lines absent from the file. Reversed,
+ * each hunk's line hint is where it sits in the patched file, as for `-R`: a hint counts (hunks.ts).
  */
 function reverseApplies(path: string, hunks: readonly Hunk[], files: Files, tiers: readonly LineTier[]): boolean {
-  const proving = hunks.filter((hunk) => !onlyRemoves(hunk));
+  const reversed = reverseHunks(hunks);
+  const proving = reversed.filter((_, index) => !onlyRemoves(hunks[index]!));
   if (proving.length === 0) return false;
   const source = requireText(path, files);
   if (!source.ok) return false;
@@ -113,7 +115,7 @@ function reverseApplies(path: string, hunks: readonly Hunk[], files: Files, tier
     const found = applyHunks(source.value, [hunk], path, tiers);
     return !found.ok && found.error.code === 'context_not_found';
   };
-  return hunks.filter(onlyRemoves).every(absent) && applyHunks(source.value, proving.map(swappedHunk), path, tiers).ok;
+  return hunks.filter(onlyRemoves).every(absent) && applyHunks(source.value, proving, path, tiers).ok;
 }
 
 /** The add planned onto a free path makes exactly the bytes the file already holds. */
@@ -130,8 +132,8 @@ function holdsAddedContent(filePatch: FilePatch, files: Files, planFile: (filePa
  */
 export function reversedFilePatch(filePatch: FilePatch): FilePatch | undefined {
   switch (filePatch.op) {
-    case 'update': return { op: 'update', path: filePatch.path, hunks: filePatch.hunks.map(swappedHunk), ...swappedBlobs(filePatch) };
-    case 'rename': return { op: 'rename', fromPath: filePatch.path, path: filePatch.fromPath, hunks: filePatch.hunks.map(swappedHunk), ...swappedBlobs(filePatch) };
+    case 'update': return { op: 'update', path: filePatch.path, hunks: reverseHunks(filePatch.hunks), ...swappedBlobs(filePatch) };
+    case 'rename': return { op: 'rename', fromPath: filePatch.path, path: filePatch.fromPath, hunks: reverseHunks(filePatch.hunks), ...swappedBlobs(filePatch) };
     case 'add': return { op: 'delete', path: filePatch.path, hunks: [] };
     case 'delete': return { op: 'add', path: filePatch.path, content: oldContent(filePatch.hunks) };
     case 'edit':

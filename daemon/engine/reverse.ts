@@ -44,7 +44,7 @@ function reverseFile(file: FilePatch): Result<FilePatch> {
 }
 
 /** Hunks with their sides swapped; each line hint moves to where the hunk starts in the patched file. */
-function reverseHunks(hunks: readonly Hunk[]): Hunk[] {
+export function reverseHunks(hunks: readonly Hunk[]): Hunk[] {
   let shift = 0;
   return hunks.map((hunk) => {
     const reversed = reverseHunk(hunk, shift);
@@ -59,7 +59,7 @@ function reverseHunk(hunk: Hunk, shift: number): Hunk {
 }
 
 /** The hunk with its old and new sides swapped (its line hint kept as it was). */
-export function swappedHunk(hunk: Hunk): Hunk {
+function swappedHunk(hunk: Hunk): Hunk {
   const lines = hunk.lines.map((line): HunkLine => (line.kind === 'context' ? line : { kind: line.kind === 'add' ? 'remove' : 'add', text: line.text }));
   const finalNewline = hunk.finalNewline && { old: hunk.finalNewline.new, new: hunk.finalNewline.old };
   return { ...hunk, lines, finalNewline };
