@@ -8,9 +8,12 @@
  * patch does the same, and so does patchd for a diff `diff -u` made (its timestamps on both
  * header lines) — `yielding`: as GNU patch's fuzz lets such a hunk move when the file grew beyond
  * the edge, so does patchd, unless the hunk's new side is in the file already (`Hunk.edgesYield`).
- * Other diffs are often written by hand or by a model, context trimmed at will; their hunks go
- * wherever their context is (DESIGN, Matching). The edges are what stops a diff applied a second
- * time from finding its old lines inside its own new ones.
+ * Other diffs (`hg diff --git`, `svn diff`, a diff by hand or by a model) are often written with
+ * context trimmed at will and numbers moved; their hunks are held to no edge and go wherever their
+ * context is (DESIGN, Matching). Applied a second time, a hunk that adds lines before or after
+ * its context finds its old lines inside its own new ones: held edges stop that here, and for
+ * every diff `appliedBefore` (hunks.ts) refuses such a match when the new lines around it are at
+ * the hunk's hint or begin or end the file (`already_applied` when all of the patch is there).
  *
  * All of this holds for `-U<n>` diffs with n ≥ 1 only. A `-U0` diff shows no context at a
  * hunk's edges, yet may show some between its changes (`--inter-hunk-context`) or before them
@@ -31,9 +34,8 @@ export function withFileEdges(hunks: readonly Hunk[], yielding = false): readonl
     const { leading, trailing } = edges[index]!;
     const startsFile = leading === 0 || (leading < shown && hunk.oldStart === 1);
     const endsFile = trailing === 0;
-    const numberedFromStart = !startsFile && hunk.oldStart === 1;
-    if (!startsFile && !endsFile && !numberedFromStart) return hunk;
-    return { ...hunk, atStartOfFile: startsFile, atEndOfFile: hunk.atEndOfFile || endsFile, numberedFromStart, ...(yielding ? { edgesYield: true } : {}) };
+    if (!startsFile && !endsFile) return hunk;
+    return { ...hunk, atStartOfFile: startsFile, atEndOfFile: hunk.atEndOfFile || endsFile, ...(yielding ? { edgesYield: true } : {}) };
   });
 }
 
@@ -60,7 +62,7 @@ function trailingContext(hunk: Hunk): number {
 export function withoutFileEdges(hunks: readonly Hunk[]): readonly Hunk[] {
   return hunks.map((hunk) => {
     const marked = hunk.finalNewline !== undefined;
-    const inferred = hunk.atStartOfFile === true || hunk.atEndOfFile !== marked || hunk.numberedFromStart === true;
-    return inferred ? { ...hunk, atStartOfFile: false, atEndOfFile: marked, numberedFromStart: false } : hunk;
+    const inferred = hunk.atStartOfFile === true || hunk.atEndOfFile !== marked;
+    return inferred ? { ...hunk, atStartOfFile: false, atEndOfFile: marked } : hunk;
   });
 }

@@ -1,6 +1,6 @@
 /** Applying one file's hunks: locate each in order (match.ts), then splice the new lines in. */
 import { alreadyThere, engineError, type EngineError } from './errors.ts';
-import { findAnchor, findNearestRegion, LineIndex, seekBefore, seekHunk, type SeekRequest } from './match.ts';
+import { findAnchor, findNearestRegion, holdsAt, LineIndex, seekBefore, seekHunk, type SeekRequest } from './match.ts';
 import { endingNear, indexText, lineEnding, TextWriter, type Piece, type TextFile } from './text.ts';
 import type { LineTier } from './tiers.ts';
 import { fail, ok, type Hunk, type HunkReport, type Result } from './types.ts';
@@ -134,7 +134,8 @@ function locateHunk(hunk: Hunk, from: number, shift: number, context: LocateCont
   const request: SeekRequest = { old, from: searchFrom, hint: clampedHint, atEnd: hunk.atEndOfFile, atStart: hunk.atStartOfFile, tiers };
   const outcome = seekHunk(index, request);
   if (outcome.kind === 'found') {
-    return endsAsSaid(hunk, context) ?? appliedAtStart(hunk, outcome, context) ?? misordered(hunk, request, hint, outcome, context) ?? ok({ start: outcome.start, tier: outcome.tier });
+    const seen = { ...outcome, from: searchFrom, hint, atHint: outcome.start === clampedHint };
+    return endsAsSaid(hunk, context) ?? appliedBefore(hunk, seen, context) ?? misordered(hunk, request, hint, outcome, context) ?? ok({ start: outcome.start, tier: outcome.tier });
   }
   if (outcome.kind === 'missing' && hunk.edgesYield === true) return beyondEdges(hunk, from, shift, context);
   if (outcome.kind === 'ambiguous') {
@@ -167,13 +168,46 @@ function beyondEdges(hunk: Hunk, from: number, shift: number, context: LocateCon
   return locateHunk(unheld, from, shift, context);
 }
 
-/** A hunk `git apply` holds to line 1 (`numberedFromStart`), found lower while the file begins with its new side: applied before. */
-function appliedAtStart(hunk: Hunk, found: { readonly start: number; readonly tier: LineTier }, { index, path, hunkIndex }: LocateContext): Result<never> | undefined {
-  if (hunk.numberedFromStart !== true || found.start === 0) return undefined;
+/** Where a hunk's old side was found, and where its numbers put it (shifted, not clamped). */
+interface Found {
+  readonly start: number;
+  readonly tier: LineTier;
+  /** First line the hunk may start at (after the previous hunk). */
+  readonly from: number;
+  readonly hint: number | undefined;
+  /** Found at the hint (as clamped for the search). */
+  readonly atHint: boolean;
+}
+
+/**
+ * Applied already, a hunk whose old lines reappear inside its new ones (lines it adds above or
+ * below its context) is found again there, and would be written a second time. It is taken as
+ * applied when its new side, around the old lines found, is where the hunk belongs:
+ * - at its hint, the old side found only by moving;
+ * - beginning (ending) the file, for a hunk that begins (ends) with added lines, the old side
+ *   found by moving but not at that edge itself (where a diff made with context would have it);
+ *   or, for one that ends with them, found at its hint where the new side starts too (lines
+ *   appended after the last one, as `svn diff` or a model writes them, leave the old side there).
+ * A diff made from the file finds its old side at its hint and at any edge it shows, so none of
+ * this holds for it; a model's wrong numbers move only the hint. The refusal is
+ * `context_not_found`: the whole file's reverse makes it `already_applied` when every hunk is
+ * there (alreadyApplied.ts), and a file patched only in part stays refused.
+ */
+function appliedBefore(hunk: Hunk, found: Found, { index, path, hunkIndex, tiers }: LocateContext): Result<never> | undefined {
   const newSide = sideLines(hunk, 'new');
-  if (newSide.length === 0 || seekHunk(index, { old: newSide, from: 0, atStart: true, atEnd: false, tiers: [found.tier] }).kind !== 'found') return undefined;
-  const why = `Hunk ${hunkIndex + 1} of ${path} is numbered from line 1, where ${path} begins with its new side; its old side is only at line ${found.start + 1}.`;
-  return fail(alreadyThere(path, why, hunkIndex));
+  const oldLength = sideLines(hunk, 'old').length;
+  if (newSide.length <= oldLength) return undefined; // its old lines cannot lie inside fewer new ones
+  const ends = index.length - newSide.length;
+  const places: { at: number; where: string }[] = [];
+  if (found.hint !== undefined && !found.atHint) places.push({ at: found.hint, where: `is at line ${found.hint + 1}, where its numbers put it` });
+  if (hunk.lines[0]?.kind === 'add' && !found.atHint && found.start !== 0) places.push({ at: 0, where: 'already begins the file' });
+  if (hunk.lines.at(-1)?.kind === 'add' && (found.atHint ? found.start === ends : found.start !== index.length - oldLength)) places.push({ at: ends, where: 'already ends the file' });
+  const upTo = tiers.slice(0, tiers.indexOf(found.tier) + 1);
+  const around = (at: number) => at <= found.start && found.start + oldLength <= at + newSide.length && holdsAt(index, newSide, at, found.from, upTo);
+  const place = places.find(({ at }) => around(at));
+  if (place === undefined) return undefined;
+  const why = `its new side ${place.where}, and its old lines are only inside it, at line ${found.start + 1}`;
+  return fail(engineError('context_not_found', `Hunk ${hunkIndex + 1} of ${path} reads as applied already, so it is not applied again: ${why}.`, { path, hunkIndex }));
 }
 
 /**

@@ -188,6 +188,12 @@ function accepted(request: SeekRequest, start: number): boolean {
   return request.accept === undefined || request.accept(start);
 }
 
+/** Whether `lines` (not none) sit at `start`, at one of `tiers`, inside the file and not before `from`. */
+export function holdsAt(file: LineIndex, lines: readonly string[], start: number, from: number, tiers: readonly LineTier[]): boolean {
+  if (lines.length === 0 || start < from || start + lines.length > file.length) return false;
+  return tiers.some((tier) => matchesAt(file, tier, lines.map((line) => normalizeLine(tier, line)), start));
+}
+
 function matchesAt(file: LineIndex, tier: LineTier, wanted: readonly string[], start: number): boolean {
   for (let offset = 0; offset < wanted.length; offset++) {
     if (file.lineAt(tier, start + offset) !== wanted[offset]) return false;

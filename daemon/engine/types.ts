@@ -62,7 +62,10 @@ export interface HunkLine {
 }
 
 export interface Hunk {
-  /** 1-based `old_start` from a unified header: a search hint only. Absent when the header had no numbers. */
+  /**
+   * 1-based `old_start` from a unified header: a search hint, and where a hunk found elsewhere may
+   * show itself applied already (`appliedBefore`, hunks.ts). Absent when the header had no numbers.
+   */
   readonly oldStart?: number | undefined;
   /** Codex / V4A `@@ anchor` lines, outermost first: binding, the hunk is searched after them. */
   readonly anchors: readonly string[];
@@ -81,12 +84,6 @@ export interface Hunk {
    * the file already, the hunk then goes where its context is.
    */
   readonly edgesYield?: boolean | undefined;
-  /**
-   * A git diff made with context numbers the hunk from line 1, with all the context it shows: `git
-   * apply` holds it there; patchd, whose numbers a model may have moved, does not, but refuses it
-   * found elsewhere while the file begins with its new side, as applied already (`fileEdges.ts`).
-   */
-  readonly numberedFromStart?: boolean | undefined;
   /**
    * Whether each side ends with a newline, when a `\ No newline at end of file` marker spoke: the
    * marked side lacks it, the other has it. The file must then end as `old` says, and ends as `new`

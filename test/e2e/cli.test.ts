@@ -358,6 +358,26 @@ describe('patchd apply: git and patch habits', () => {
     assert.equal(tree.text('greet.txt'), 'hello\nworld\n');
   });
 
+  test('-N: a diff without index line or timestamps applied again at a file\'s start or end is rejected as already_applied (exit 1), not written twice', () => {
+    const tenLines = '1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n';
+    const { tree, file } = greetTree();
+    using _tree = tree;
+    tree.write('f.txt', tenLines);
+    const hg = file('hg.diff', 'diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,4 @@\n+#!header\n 1\n 2\n 3\n');
+    const svn = file('svn.diff', 'Index: f.txt\n===\n--- f.txt\t(revision 12)\n+++ f.txt\t(working copy)\n@@ -8,3 +8,4 @@\n 8\n 9\n 10\n+11\n');
+    for (const patch of [hg, svn]) {
+      const first = patchd(['apply', '-N', patch, '-C', tree.root]);
+      assert.equal(first.code, 0, first.stdout + first.stderr);
+      const before = tree.fingerprint();
+      const again = patchd(['apply', '-N', '--json', patch, '-C', tree.root]);
+      assert.equal(again.code, 1, again.stdout);
+      const receipt = ReceiptSchema.parse(JSON.parse(again.stdout));
+      assert.deepEqual([receipt.status, receipt.error?.code, receipt.error?.path], ['rejected', 'already_applied', 'f.txt']);
+      assert.equal(tree.fingerprint(), before);
+    }
+    assert.equal(tree.text('f.txt'), `#!header\n${tenLines}11\n`);
+  });
+
   test('options for what patchd does anyway are accepted; those it does not do are refused with the reason, writing nothing', () => {
     const { tree, file } = greetTree('hello\nworld\n');
     using _tree = tree;

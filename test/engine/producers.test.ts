@@ -241,21 +241,97 @@ describe('already applied or reversed', () => {
     const atTop = '@@ -1,2 +1,3 @@\n+top\n a\n b\n';
     assert.equal(codeOf({ patch: dated(atTop) }, { 'f.txt': 'top\na\nb\n' }), 'already_applied');
     assert.equal(textOf(run({ patch: dated(atTop) }, { 'f.txt': 'first\na\nb\n' }).plan, 'f.txt'), 'first\ntop\na\nb\n', 'lines added above since');
-    // Without timestamps (a header written by hand or by a model), held to no edge: applied twice, it is written twice.
-    assert.equal(textOf(run({ patch: dated(atEnd, stamp, '') }, { 'f.txt': 'a\nb\n  x\n}\nb\n' }).plan, 'f.txt'), 'a\nb\n  x\n}\nb\n}\nb\n');
+    // Without timestamps (a header written by hand or by a model), held to no edge: the hunk goes where its context is, but
+    // applied twice its new side already ends the file with its old side inside it, so it is not written twice either.
+    assert.equal(textOf(run({ patch: dated(atEnd, stamp, '') }, { 'f.txt': 'a\nb\n  x\nmore\n' }).plan, 'f.txt'), 'a\nb\n  x\n}\nb\nmore\n');
+    assert.equal(codeOf({ patch: dated(atEnd, stamp, '') }, { 'f.txt': 'a\nb\n  x\n}\nb\n' }), 'already_applied');
   });
 
-  test('a git diff hunk numbered from line 1 with all its context, found lower while the file begins with its new side, is already_applied', () => {
+  test('a hunk numbered from line 1 with all its context, found lower while the file begins with its new side, is already_applied', () => {
     // Its old side `a b c d e f` reappears inside its new side, from line 4.
     const patch = 'diff --git a/f.txt b/f.txt\nindex 0fdf397..dbcca29 100644\n--- a/f.txt\n+++ b/f.txt\n@@ -1,6 +1,9 @@\n a\n b\n c\n+a\n+b\n+c\n d\n e\n f\n';
     assert.equal(textOf(run({ patch }, { 'f.txt': 'a\nb\nc\nd\ne\nf\n' }).plan, 'f.txt'), 'a\nb\nc\na\nb\nc\nd\ne\nf\n');
     const again = run({ patch }, { 'f.txt': 'a\nb\nc\na\nb\nc\nd\ne\nf\ng\n' });
     assert.equal(again.code, 'already_applied', again.message);
-    assert.match(again.message ?? '', /numbered from line 1/);
     // Moved by lines above it, the hunk still applies where its context is (its numbers are hints).
     assert.equal(textOf(run({ patch }, { 'f.txt': 'z\na\nb\nc\nd\ne\nf\n' }).plan, 'f.txt'), 'z\na\nb\nc\na\nb\nc\nd\ne\nf\n');
-    // Without an index line, nothing says git numbered it.
-    assert.equal(codeOf({ patch: patch.replace(/^diff --git.*\nindex.*\n/, '') }, { 'f.txt': 'a\nb\nc\na\nb\nc\nd\ne\nf\ng\n' }), 'applied');
+    // Without an index line too: its new side is where its numbers put it, its old side only lower.
+    assert.equal(codeOf({ patch: patch.replace(/^diff --git.*\nindex.*\n/, '') }, { 'f.txt': 'a\nb\nc\na\nb\nc\nd\ne\nf\ng\n' }), 'already_applied');
+  });
+
+  test('a diff with no index line or timestamps (hg, svn, by hand, by a model) applied again at a file\'s start or end is already_applied', () => {
+    const tenLines = '1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n';
+    // hg diff --git: no index line. Applied again, its old side `1 2 3` is found only one line lower, inside its new side.
+    const atStart = 'diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,4 @@\n+#!header\n 1\n 2\n 3\n';
+    assert.equal(textOf(run({ patch: atStart }, { 'f.txt': tenLines }).plan, 'f.txt'), `#!header\n${tenLines}`);
+    assert.equal(codeOf({ patch: atStart }, { 'f.txt': `#!header\n${tenLines}` }), 'already_applied');
+    assert.equal(textOf(run({ patch: atStart, reverse: true }, { 'f.txt': `#!header\n${tenLines}` }).plan, 'f.txt'), tenLines);
+    // svn diff: lines added after the last one leave the old side where it was, at its hint; the file already ends with the new side.
+    const atEnd = 'Index: f.txt\n===\n--- f.txt\t(revision 12)\n+++ f.txt\t(working copy)\n@@ -8,3 +8,4 @@\n 8\n 9\n 10\n+11\n';
+    assert.equal(textOf(run({ patch: atEnd }, { 'f.txt': tenLines }).plan, 'f.txt'), `${tenLines}11\n`);
+    assert.equal(codeOf({ patch: atEnd }, { 'f.txt': `${tenLines}11\n` }), 'already_applied');
+    assert.equal(textOf(run({ patch: atEnd, reverse: true }, { 'f.txt': `${tenLines}11\n` }).plan, 'f.txt'), tenLines);
+    // Lines added beyond the edge since, the hunk goes where its context is, as before.
+    assert.equal(textOf(run({ patch: atStart }, { 'f.txt': `0\n${tenLines}` }).plan, 'f.txt'), `0\n#!header\n${tenLines}`);
+    assert.equal(textOf(run({ patch: atEnd }, { 'f.txt': `${tenLines}more\n` }).plan, 'f.txt'), `${tenLines}11\nmore\n`);
+  });
+
+  test('a model\'s diff with wrong line numbers applies once where its context is, and applied again at a file\'s edge is already_applied', () => {
+    const tenLines = '1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n';
+    const model = (body: string) => `--- a/f.txt\n+++ b/f.txt\n${body}`;
+    const atStart = model('@@ -5,3 +5,4 @@\n+#!header\n 1\n 2\n 3\n');
+    assert.equal(textOf(run({ patch: atStart }, { 'f.txt': tenLines }).plan, 'f.txt'), `#!header\n${tenLines}`);
+    assert.equal(codeOf({ patch: atStart }, { 'f.txt': `#!header\n${tenLines}` }), 'already_applied');
+    const atEnd = model('@@ -2,3 +2,4 @@\n 8\n 9\n 10\n+11\n');
+    assert.equal(textOf(run({ patch: atEnd }, { 'f.txt': tenLines }).plan, 'f.txt'), `${tenLines}11\n`);
+    assert.equal(codeOf({ patch: atEnd }, { 'f.txt': `${tenLines}11\n` }), 'already_applied');
+    // Inside the file, wrong numbers and trimmed context still place the hunk by its context.
+    const inside = model('@@ -1,2 +1,3 @@\n 4\n 5\n+5.5\n');
+    assert.equal(textOf(run({ patch: inside }, { 'f.txt': tenLines }).plan, 'f.txt'), '1\n2\n3\n4\n5\n5.5\n6\n7\n8\n9\n10\n');
+    const around = model('@@ -9,3 +9,5 @@\n+0\n 1\n 2\n+2.5\n 3\n');
+    assert.equal(textOf(run({ patch: around }, { 'f.txt': tenLines }).plan, 'f.txt'), `0\n1\n2\n2.5\n${tenLines.slice(4)}`);
+    // A Codex envelope has no numbers at all: lines appended after the last line, applied again, are already there.
+    const envelope = '*** Begin Patch\n*** Update File: f.txt\n@@\n 9\n 10\n+11\n*** End Patch\n';
+    assert.equal(textOf(run({ patch: envelope }, { 'f.txt': tenLines }).plan, 'f.txt'), `${tenLines}11\n`);
+    assert.equal(codeOf({ patch: envelope }, { 'f.txt': `${tenLines}11\n` }), 'already_applied');
+  });
+
+  test('applied again, a patch is already_applied as its reverse finds each hunk where it sits in the patched file', () => {
+    // `git diff -U0` of `a a "  x"` (no final newline) to `c a "  x"`. Reversed, hunk 2 sits a line below its old numbers,
+    // hunk 1 having added a line; at those numbers the file holds `a "  x"`, the reversed hunk's new side, around the
+    // `"  x"` it finds: placed by them, the reverse would read as applied already (hunks.ts), and the patch as not there.
+    const patch = '--- a/f.txt\n+++ b/f.txt\n@@ -0,0 +1 @@\n+c\n@@ -2,2 +3 @@ a\n-a\n-  x\n\\ No newline at end of file\n+  x\n';
+    assert.equal(textOf(run({ patch }, { 'f.txt': 'a\na\n  x' }).plan, 'f.txt'), 'c\na\n  x\n');
+    assert.equal(codeOf({ patch }, { 'f.txt': 'c\na\n  x\n' }), 'already_applied');
+    assert.equal(textOf(run({ patch, reverse: true }, { 'f.txt': 'c\na\n  x\n' }).plan, 'f.txt'), 'a\na\n  x');
+  });
+
+  test('a file patched only in part is refused, neither written twice nor called already_applied', () => {
+    const patch = '--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,4 @@\n+#!header\n 1\n 2\n 3\n@@ -5,3 +6,3 @@\n 5\n-6\n+six\n 7\n';
+    const done = '#!header\n1\n2\n3\n4\n5\nsix\n7\n8\n';
+    assert.equal(textOf(run({ patch }, { 'f.txt': '1\n2\n3\n4\n5\n6\n7\n8\n' }).plan, 'f.txt'), done);
+    assert.equal(codeOf({ patch }, { 'f.txt': done }), 'already_applied');
+    const firstOnly = run({ patch }, { 'f.txt': '#!header\n1\n2\n3\n4\n5\n6\n7\n8\n' });
+    assert.equal(firstOnly.code, 'context_not_found');
+    assert.match(firstOnly.message ?? '', /^Hunk 1 of f\.txt reads as applied already, so it is not applied again: its new side is at line 1, where its numbers put it, and its old lines are only inside it, at line 2\./);
+    assert.equal(codeOf({ patch }, { 'f.txt': '1\n2\n3\n4\n5\nsix\n7\n8\n' }), 'context_not_found');
+  });
+
+  test('new lines where a hunk\'s numbers put it prove nothing unless the old lines found are inside them', () => {
+    // Two blocks alike, the one at the hint already changed: the hunk goes where its old lines are, as a moved hunk does.
+    const patch = '--- a/f.txt\n+++ b/f.txt\n@@ -2,2 +2,3 @@\n a\n+new\n b\n';
+    assert.equal(textOf(run({ patch }, { 'f.txt': 'top\na\nnew\nb\nmid\na\nb\n' }).plan, 'f.txt'), 'top\na\nnew\nb\nmid\na\nnew\nb\n');
+    // A context-free change whose new lines happen to be at the hint (a blank line, a brace) goes where its old line is.
+    const zero = '--- a/f.txt\n+++ b/f.txt\n@@ -3 +3,2 @@\n-foo\n+\n+}\n';
+    assert.equal(textOf(run({ patch: zero }, { 'f.txt': 'a\nb\n\n}\nfoo\nd\n' }).plan, 'f.txt'), 'a\nb\n\n}\n\n}\nd\n');
+  });
+
+  test('lines added before line 1 without context (-0,0) go in again: git -U0 makes such a hunk of a file that begins with them', () => {
+    // `git diff -U0` of `b, "  x", b, "x "` gaining a `b` on top: git's indent heuristic puts the new `b` before line 1.
+    const patch = 'diff --git a/f.txt b/f.txt\nindex 9c4a97b..6812e05 100644\n--- a/f.txt\n+++ b/f.txt\n@@ -0,0 +1 @@\n+b\n';
+    assert.equal(textOf(run({ patch }, { 'f.txt': 'b\n  x\nb\nx \n' }).plan, 'f.txt'), 'b\nb\n  x\nb\nx \n');
+    const noIndex = patch.replace(/^diff --git.*\nindex.*\n/, '');
+    assert.equal(textOf(run({ patch: noIndex }, { 'f.txt': 'b\n  x\nb\nx \n' }).plan, 'f.txt'), 'b\nb\n  x\nb\nx \n');
   });
 
   test('a -U0 git diff that shows context only between or before its changes (--inter-hunk-context, -W) is not held to edges it does not show', () => {
