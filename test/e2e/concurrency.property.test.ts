@@ -314,7 +314,8 @@ function unifiedSection(op: Op, git: boolean, initial: Tree): string {
       return `${git ? `diff --git a/${op.path} b/${op.path}\ndeleted file mode 100644\n` : ''}--- a/${op.path}\n+++ /dev/null\n@@ -1,${lines.length} +0,0 @@\n${lines.map((line) => `-${line}\n`).join('')}`;
     }
     case 'move': {
-      const header = `diff --git a/${op.path} b/${op.to}\nsimilarity index 90%\nrename from ${op.path}\nrename to ${op.to}\n`;
+      // As git writes it: a pure rename is 100% similar (one below that, with no hunk, is a diff cut off).
+      const header = `diff --git a/${op.path} b/${op.to}\nsimilarity index ${op.edit === undefined ? 100 : 90}%\nrename from ${op.path}\nrename to ${op.to}\n`;
       return op.edit === undefined ? header : `${header}--- a/${op.path}\n+++ b/${op.to}\n${hunk(op.edit)}`;
     }
   }
