@@ -26,6 +26,6 @@ export {
   ERROR_CODES, ERROR_HINTS, FORMATS, RpcErrorCodes,
   type BatchPatch, type BatchReceipt, type BatchSummary, type Diagnostic, type ErrorCode, type FileReceipt, type FormatName,
   type HunkReceipt, type ReadFileResult, type Receipt, type ReceiptError, type ReceiptStatus, type RpcErrorData, type StructuredEdit,
-  type V4AOperation, type SessionDiffResult, type SessionFile, type TransactionSummary, type ApprovalPolicy, type ApproveParams,
+  type V4AOperation, type SessionDiffResult, type SessionDiffFile, type SessionFile, type TransactionSummary, type ApprovalPolicy, type ApproveParams,
   type ApproveResult,
 } from '../protocol/index.ts';

@@ -167,8 +167,9 @@ export class Workspace implements AsyncDisposable {
   /**
    * The net change, in `git diff` format, of every transaction committed after `since`
    * (exclusive) — by default since the daemon first opened this root, by any client — with the
-   * paths whose net state changed. An unknown `since` rejects with an `RpcError` whose
-   * `data.code` is `unknown_transaction`.
+   * paths whose net state changed; a file that is not UTF-8 text is a git binary patch, and its
+   * entry has `binary: true`. An unknown `since` rejects with an `RpcError` whose `data.code` is
+   * `unknown_transaction`.
    */
   sessionDiff(options: CallOptions & { readonly since?: string | undefined } = {}): Promise<SessionDiffResult> {
     return this.#rpc.request(SessionDiffRequest, { workspaceId: this.id, since: options.since }, options);

@@ -42,12 +42,25 @@ export const SessionFileSchema = z.object({
   op: z.enum(['add', 'update', 'delete', 'rename']),
 });
 
+/** How one path changed over the window, net, as `session/diff` lists it. */
+export const SessionDiffFileSchema = SessionFileSchema.extend({
+  /**
+   * `true` when the file is not text on one side or both (NUL bytes, or not UTF-8): `diff`
+   * carries it as `git diff --binary` does, as a `GIT binary patch`. Absent for text files.
+   */
+  binary: z.literal(true).optional(),
+});
+
 /** Result of `session/diff`. */
 export const SessionDiffResultSchema = z.object({
-  /** The net change in `git diff` format (`git apply` reproduces it byte for byte); `""` when nothing changed. */
+  /**
+   * The net change in `git diff` format (`git apply` reproduces it byte for byte); `""` when
+   * nothing changed. A file that is not text is a `GIT binary patch` (literal hunks, with full
+   * `index` blob ids), as `git diff --binary` writes it.
+   */
   diff: z.string(),
   /** Exactly the paths whose net state changed, sorted by path. */
-  files: z.array(SessionFileSchema),
+  files: z.array(SessionDiffFileSchema),
 });
 
 /** Params of `transaction/list`. */
@@ -80,6 +93,7 @@ export const ListTransactionsResultSchema = z.object({
 export type UndoParams = z.infer<typeof UndoParamsSchema>;
 export type SessionDiffParams = z.infer<typeof SessionDiffParamsSchema>;
 export type SessionFile = z.infer<typeof SessionFileSchema>;
+export type SessionDiffFile = z.infer<typeof SessionDiffFileSchema>;
 export type SessionDiffResult = z.infer<typeof SessionDiffResultSchema>;
 export type ListTransactionsParams = z.infer<typeof ListTransactionsParamsSchema>;
 export type TransactionSummary = z.infer<typeof TransactionSummarySchema>;

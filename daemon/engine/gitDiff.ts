@@ -2,20 +2,25 @@
  * A diff in `git diff` format from whole contents: `diff --git` headers with `a/` `b/` prefixes,
  * file modes, `rename from/to`, `\ No newline at end of file` and git's path quoting — so
  * `git apply` reproduces the new side byte for byte. jsdiff computes the hunks (with an edit
- * cap, so two unrelated large contents cost a bounded time) and writes the git headers.
+ * cap, so two unrelated large contents cost a bounded time) and writes the git headers. A file
+ * with a side that is not text (NUL bytes, or not UTF-8: a diff string cannot carry its bytes)
+ * gets the `GIT binary patch` that `git diff --binary` writes (`gitBinary.ts`).
  */
 import { formatPatch, structuredPatch } from 'diff/lib/patch/create.js';
 import type { StructuredPatch } from 'diff';
+import { gitBinaryBody } from './gitBinary.ts';
 import { replaceEverything } from './receiptDiff.ts';
 
 const CONTEXT = 3;
 /** Past this edit distance a file's change is shown as all removed, then all added. */
 const MAX_EDIT_LENGTH = 20_000;
 
-/** One side of a change: a path, its text (decoded losslessly) and its permission bits. */
+/** One side of a change: a path, its bytes, their text (undefined when they are not text) and its permission bits. */
 export interface GitSide {
   readonly path: string;
-  readonly text: string;
+  readonly bytes: Uint8Array;
+  /** The bytes decoded, losslessly; undefined for binary (NUL bytes, or not UTF-8), which is then diffed as git diffs binary files. */
+  readonly text: string | undefined;
   readonly mode: number;
 }
 
@@ -33,9 +38,10 @@ function formatChange({ before, after }: GitChange): string {
   if (before === null && after === null) return '';
   const oldName = before === null ? '/dev/null' : `a/${before.path}`;
   const newName = after === null ? '/dev/null' : `b/${after.path}`;
+  const binary = isBinary(before) || isBinary(after);
   const oldText = before?.text ?? '';
   const newText = after?.text ?? '';
-  const hunks = oldText === newText ? [] : hunksBetween(oldText, newText);
+  const hunks = binary || oldText === newText ? [] : hunksBetween(oldText, newText);
   const patch: StructuredPatch = { oldFileName: oldName, newFileName: newName, oldHeader: undefined, newHeader: undefined, hunks, isGit: true };
   if (before === null) patch.isCreate = true;
   if (after === null) patch.isDelete = true;
@@ -46,7 +52,21 @@ function formatChange({ before, after }: GitChange): string {
     delete patch.oldMode;
     delete patch.newMode;
   }
-  return formatPatch(patch);
+  const headers = formatPatch(patch);
+  if (!binary || (before !== null && after !== null && sameBytes(before.bytes, after.bytes))) return headers;
+  const sameMode = before !== null && after !== null && patch.oldMode === undefined ? gitMode(after.mode) : undefined;
+  return headers + gitBinaryBody(before?.bytes ?? null, after?.bytes ?? null, sameMode);
+}
+
+/** Whether git diffs this side's file as binary: it is there, and is not text. */
+export function isBinary(side: GitSide | null): boolean {
+  return side !== null && side.text === undefined;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.byteLength !== b.byteLength) return false;
+  for (let index = 0; index < a.byteLength; index += 1) if (a[index] !== b[index]) return false;
+  return true;
 }
 
 function hunksBetween(oldText: string, newText: string): StructuredPatch['hunks'] {

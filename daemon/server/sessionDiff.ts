@@ -1,6 +1,7 @@
 /** `session/diff` and `transaction/list`: the undo records read back as protocol shapes. */
-import type { ListTransactionsResult, SessionDiffResult, SessionFile, TransactionSummary } from '../../protocol/index.ts';
-import { formatGitDiff, type GitSide } from '../engine/gitDiff.ts';
+import type { ListTransactionsResult, SessionDiffFile, SessionDiffResult, TransactionSummary } from '../../protocol/index.ts';
+import { formatGitDiff, isBinary, type GitChange, type GitSide } from '../engine/gitDiff.ts';
+import { decodeUtf8Text } from '../workspace/files.ts';
 import type { NetChange, PathState, TransactionEntry, Workspace } from '../workspace/workspace.ts';
 import { FileRequestError, UnknownTransactionError } from './failures.ts';
 
@@ -9,24 +10,23 @@ export async function sessionDiff(workspace: Workspace, since: string | null | u
   const changes = await workspace.sessionChanges(since);
   if (changes === undefined) throw new UnknownTransactionError(since ?? '');
   if (!changes.ok) throw new FileRequestError(changes.error);
-  const diff = formatGitDiff(changes.value.map(({ path, fromPath, before, after }) => ({
-    before: sideOf(fromPath ?? path, before),
-    after: sideOf(path, after),
-  })));
-  return { diff, files: changes.value.map(sessionFileOf) };
+  const sides = changes.value.map(({ path, fromPath, before, after }): GitChange => ({ before: sideOf(fromPath ?? path, before), after: sideOf(path, after) }));
+  return { diff: formatGitDiff(sides), files: changes.value.map((change, index) => sessionFileOf(change, sides[index]!)) };
 }
 
 export async function listTransactions(workspace: Workspace, limit: number): Promise<ListTransactionsResult> {
   return { transactions: (await workspace.transactions(limit)).map(summaryOf) };
 }
 
+/** A side as git sees it: text by patchd's rule (no NUL, valid UTF-8), binary otherwise. */
 function sideOf(path: string, state: PathState): GitSide | null {
-  return state === null ? null : { path, text: Buffer.from(state.bytes).toString('utf8'), mode: state.owner.mode };
+  return state === null ? null : { path, bytes: state.bytes, text: decodeUtf8Text(state.bytes), mode: state.owner.mode };
 }
 
-function sessionFileOf({ path, fromPath, before, after }: NetChange): SessionFile {
-  if (fromPath !== undefined) return { path, fromPath, op: 'rename' };
-  return { path, op: before === null ? 'add' : after === null ? 'delete' : 'update' };
+function sessionFileOf({ path, fromPath, before, after }: NetChange, sides: GitChange): SessionDiffFile {
+  const binary = isBinary(sides.before) || isBinary(sides.after) ? { binary: true as const } : {};
+  if (fromPath !== undefined) return { path, fromPath, op: 'rename', ...binary };
+  return { path, op: before === null ? 'add' : after === null ? 'delete' : 'update', ...binary };
 }
 
 function summaryOf({ transactionId, at, status, format, undoOf, files }: TransactionEntry): TransactionSummary {

@@ -14,7 +14,7 @@
 import { diffVersions } from '../engine/receiptDiff.ts';
 import { engineError } from '../engine/errors.ts';
 import { fail, ok, type FileSnapshot, type PlannedFile, type Result } from '../engine/types.ts';
-import { sha256Hex, type FileOwner } from './files.ts';
+import { decodeUtf8Text, sha256Hex, type FileOwner } from './files.ts';
 import type { JournalEntry } from './journal.ts';
 import type { FileChange, LoadedRecord } from './records.ts';
 
@@ -68,9 +68,9 @@ function findStale(slots: ReadonlyMap<string, Slot>, current: ReadonlyMap<string
 }
 
 function invert(change: FileChange, slots: ReadonlyMap<string, Slot>, current: ReadonlyMap<string, FileSnapshot>): Result<PlannedFile> {
-  const textNow = (path: string) => {
+  const bytesNow = (path: string) => {
     const now = current.get(path);
-    return now?.kind === 'file' ? Buffer.from(now.bytes).toString('utf8') : '';
+    return now?.kind === 'file' ? now.bytes : new Uint8Array(0);
   };
   const preImage = (path: string) => slots.get(path)?.before ?? null;
   const planned = (op: PlannedFile['op'], path: string, after: Uint8Array | null, diff: string, fromPath?: string): PlannedFile => (
@@ -79,20 +79,27 @@ function invert(change: FileChange, slots: ReadonlyMap<string, Slot>, current: R
   const { path, fromPath } = change;
   switch (change.op) {
     case 'add':
-      return ok(planned('delete', path, null, diffVersions(`a/${path}`, textNow(path), '/dev/null', '')));
+      return ok(planned('delete', path, null, receiptDiff(`a/${path}`, bytesNow(path), '/dev/null', new Uint8Array(0))));
     case 'delete':
     case 'update': {
       const before = preImage(path);
       if (before === null) return fail(missingPreImage(path));
-      const diff = diffVersions(change.op === 'delete' ? '/dev/null' : `a/${path}`, textNow(path), `b/${path}`, Buffer.from(before).toString('utf8'));
+      const diff = receiptDiff(change.op === 'delete' ? '/dev/null' : `a/${path}`, bytesNow(path), `b/${path}`, before);
       return ok(planned(change.op === 'delete' ? 'add' : 'update', path, before, diff));
     }
     case 'rename': {
       const before = fromPath === undefined ? null : preImage(fromPath);
       if (fromPath === undefined || before === null) return fail(missingPreImage(fromPath ?? path));
-      return ok(planned('rename', fromPath, before, diffVersions(`a/${path}`, textNow(path), `b/${fromPath}`, Buffer.from(before).toString('utf8')), path));
+      return ok(planned('rename', fromPath, before, receiptDiff(`a/${path}`, bytesNow(path), `b/${fromPath}`, before), path));
     }
   }
+}
+
+/** The receipt's diff of the undo of one file; none when a side is not text (binary, or not UTF-8), as for a patch's own receipt. */
+function receiptDiff(oldName: string, oldBytes: Uint8Array, newName: string, newBytes: Uint8Array): string {
+  const oldText = decodeUtf8Text(oldBytes);
+  const newText = decodeUtf8Text(newBytes);
+  return oldText === undefined || newText === undefined ? '' : diffVersions(oldName, oldText, newName, newText);
 }
 
 function missingPreImage(path: string) {

@@ -1,7 +1,8 @@
 /** patch/undo, session/diff and transaction/list end to end: a spawned daemon driven through client/. */
 import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
-import { chmodSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { PatchClient, RpcError } from '../../client/index.ts';
@@ -158,7 +159,50 @@ describe('undo over the wire', () => {
     assert.deepEqual(files, [{ path: 'b.txt', fromPath: 'a.txt', op: 'rename' }, { path: 'c.txt', op: 'add' }]);
     assert.equal(diff.match(/^rename from /gm)?.length, 1, diff);
   });
+
+  test('session/diff of files that are not UTF-8 text: git binary patches that real git apply turns into the exact bytes', async () => {
+    const png = Buffer.from('\x89PNG\r\n\x1a\n\x00\xff', 'latin1');
+    const blob = Buffer.from(Array.from({ length: 700 }, (_, index) => (index * 37) % 256));
+    const initial = { 'logo.png': png, 'img/a.bin': blob, 'a.txt': 'cafe\n', 'b.txt': 'plain\n', 'keep.txt': 'kept\n' };
+    using tree = createTempTree(initial);
+    await using workspace = await client().openWorkspace(tree.root);
+    const patches = [
+      '*** Delete File: logo.png\n*** Update File: a.txt\n@@\n-cafe\n+cafe au lait\n*** Add File: new.txt\n+n\n',
+      '*** Move File: img/a.bin -> img/b.bin\n*** Update File: b.txt\n@@\n-plain\n+plain text\n',
+    ];
+    for (const patch of patches) assert.equal((await workspace.apply(`*** Begin Patch\n${patch}*** End Patch\n`)).status, 'applied');
+    // Written outside patchd, after: Latin-1 text, text that became binary, a moved binary file edited, binary content in an added file.
+    tree.write('a.txt', Buffer.from('caf\xe9 au lait\n', 'latin1'));
+    tree.write('b.txt', Buffer.from('plain\x00text\n', 'latin1'));
+    tree.write('img/b.bin', Buffer.concat([blob.subarray(0, 300), Buffer.from([0, 1, 2]), blob.subarray(300)]));
+    tree.write('new.txt', Buffer.from([0xfe, 0xff, 0x00, 0x41]));
+
+    const { diff, files } = await workspace.sessionDiff();
+    assert.deepEqual(files, [
+      { path: 'a.txt', op: 'update', binary: true },
+      { path: 'b.txt', op: 'update', binary: true },
+      { path: 'img/b.bin', fromPath: 'img/a.bin', op: 'rename', binary: true },
+      { path: 'logo.png', op: 'delete', binary: true },
+      { path: 'new.txt', op: 'add', binary: true },
+    ]);
+    assert.doesNotMatch(diff, /\uFFFD/);
+    using copy = createTempTree(initial);
+    const patchFile = join(copy.base, 'session.diff');
+    writeFileSync(patchFile, diff);
+    execFileSync('git', ['apply', '--whitespace=nowarn', patchFile], { cwd: copy.root, stdio: ['ignore', 'ignore', 'pipe'] });
+    assert.deepEqual(treeWithModes(copy.root), treeWithModes(tree.root), 'git apply reproduces the tree byte for byte');
+
+    const deleted = (await workspace.transactions({ limit: 2 }))[1]!;
+    tree.write('a.txt', 'cafe au lait\n');
+    tree.write('new.txt', 'n\n');
+    const undone = await workspace.undo(deleted.transactionId);
+    assert.equal(undone.status, 'applied', JSON.stringify(undone.error));
+    assert.ok(readFileSync(join(tree.root, 'logo.png')).equals(png), 'undo restores the binary file exactly');
+    assert.equal(undone.files.find((file) => file.path === 'logo.png')?.diff, '', 'no text diff of a binary file in the receipt, as for a patch');
+    assert.match(undone.files.find((file) => file.path === 'a.txt')?.diff ?? '', /-cafe au lait\n\+cafe\n/);
+  });
 });
+
 
 test('an undo works after the daemon restarts', async () => {
   using tree = createTempTree({ 'a.txt': 'one\ntwo\n' });
