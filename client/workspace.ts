@@ -157,8 +157,9 @@ export class Workspace implements AsyncDisposable {
   /**
    * Undoes a committed transaction (a receipt's `transactionId`) as a new one whose receipt has
    * `format: "undo"`; undoing that redoes. Resolves with the receipt — `rejected` with
-   * `stale_file` when a file changed since the transaction (nothing is written), or
-   * `unknown_transaction`. `dryRun` shows the undo's diff without writing.
+   * `stale_file` when a file changed since the transaction (nothing is written),
+   * `unknown_transaction`, or `io_error` when its undo record is damaged. `dryRun` shows the
+   * undo's diff without writing.
    */
   undo(transactionId: string, options: CallOptions & { readonly dryRun?: boolean | undefined } = {}): Promise<Receipt> {
     return this.#rpc.request(UndoRequest, { workspaceId: this.id, transactionId, dryRun: options.dryRun }, options);
@@ -169,13 +170,13 @@ export class Workspace implements AsyncDisposable {
    * (exclusive) — by default since the daemon first opened this root, by any client — with the
    * paths whose net state changed; a file that is not UTF-8 text is a git binary patch, and its
    * entry has `binary: true`. An unknown `since` rejects with an `RpcError` whose `data.code` is
-   * `unknown_transaction`.
+   * `unknown_transaction`; a window holding a transaction whose undo record is damaged, `io_error`.
    */
   sessionDiff(options: CallOptions & { readonly since?: string | undefined } = {}): Promise<SessionDiffResult> {
     return this.#rpc.request(SessionDiffRequest, { workspaceId: this.id, since: options.since }, options);
   }
 
-  /** Recent committed transactions of this workspace (all clients, across restarts), newest first. */
+  /** Recent committed transactions of this workspace (all clients, across restarts), newest first; `damaged` marks one whose undo record is damaged. */
   async transactions(options: CallOptions & { readonly limit?: number | undefined } = {}): Promise<TransactionSummary[]> {
     return (await this.#rpc.request(ListTransactionsRequest, { workspaceId: this.id, limit: options.limit }, options)).transactions;
   }

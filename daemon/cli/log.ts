@@ -25,8 +25,11 @@ export function renderLog(transactions: readonly TransactionSummary[], colors: P
   return transactions.map((transaction) => {
     const undo = transaction.undoOf === undefined ? '' : ` of ${transaction.undoOf}`;
     const status = transaction.status === 'partial' ? ` ${colors.red('partial')}` : '';
-    const head = `${colors.yellow(transaction.transactionId)} ${colors.dim(transaction.at)} ${transaction.format}${undo}${status}`;
+    const damaged = transaction.damaged === undefined ? '' : ` ${colors.red('damaged')}`;
+    const head = `${colors.yellow(transaction.transactionId)} ${colors.dim(transaction.at)} ${transaction.format}${undo}${status}${damaged}`;
     const files = transaction.files.map((file) => `  ${file.op.padEnd(6)} ${file.fromPath === undefined ? '' : `${file.fromPath} -> `}${file.path}`);
-    return [head, ...files].join('\n');
+    // Why, under the files it could read: it cannot be undone, nor a diff told over it.
+    const why = transaction.damaged === undefined ? [] : [`  ${colors.red(`${transaction.damaged}; it cannot be undone, nor a diff told over it`)}`];
+    return [head, ...files, ...why].join('\n');
   }).join('\n') + '\n';
 }

@@ -29,8 +29,9 @@ function sessionFileOf({ path, fromPath, before, after }: NetChange, sides: GitC
   return { path, op: before === null ? 'add' : after === null ? 'delete' : 'update', ...binary };
 }
 
-function summaryOf({ transactionId, at, status, format, undoOf, files }: TransactionEntry): TransactionSummary {
+function summaryOf({ transactionId, at, status, format, undoOf, files, damaged }: TransactionEntry): TransactionSummary {
   const summary: TransactionSummary = { transactionId, at: new Date(at).toISOString(), status, format, files: files.map((file) => ({ ...file })) };
   if (undoOf !== undefined) summary.undoOf = undoOf;
+  if (damaged !== undefined) summary.damaged = damaged;
   return summary;
 }

@@ -36,11 +36,13 @@ interface UndoJob {
 export async function undoTransaction(params: UndoParams, context: UndoContext): Promise<Receipt> {
   const { workspace, signal, approval } = context;
   const draft = new ReceiptDraft(true, 'undo');
-  const records = await draft.timed('parseMs', () => workspace.recordsOf(params.transactionId));
+  const loaded = await draft.timed('parseMs', () => workspace.recordsOf(params.transactionId));
+  // A damaged record (cut short, not a record): io_error naming it, nothing written.
+  if (!loaded.ok) return draft.rejected(failureOf(loaded.error));
+  const records = loaded.value;
   if (records.length === 0) {
     const message = `No committed transaction of this workspace has the id ${JSON.stringify(params.transactionId)}: it is past retention, of another `
-      + 'workspace, or it changed no file (a patch that writes nothing, such as one of mode lines only, leaves nothing to undo); '
-      + 'or one of its undo records can no longer be read whole, and undoing the rest would undo part of it.';
+      + 'workspace, or it changed no file (a patch that writes nothing, such as one of mode lines only, leaves nothing to undo).';
     return draft.rejected(failureOf(engineError('unknown_transaction', message)));
   }
   const job: UndoJob = { params, records, paths: pathsOf(records) };

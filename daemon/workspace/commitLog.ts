@@ -287,6 +287,42 @@ export class CommitLog {
     }
   }
 
+  /**
+   * The names of the records whose commits are in flight, in every process using this state
+   * dir: each named by an intent of a segment in `log/` with neither a done nor a cancelled frame
+   * (its commit is under way, or its process died before either, for the next open to recover).
+   * Such a record may be unreadable because it is being written; any other was written whole
+   * before its done frame (a record is written before done, and a segment goes only once every
+   * intent in it is settled). Reads every segment: for the rare history query that meets a
+   * record it cannot read, not for a commit.
+   */
+  async unsettledRecords(): Promise<Set<string>> {
+    const names = await readdir(this.directory).catch((error: unknown) => {
+      if (hasErrorCode(error, 'ENOENT')) return [];
+      throw error;
+    });
+    const owners = new Map<string, { head: FrameHead }[]>();
+    for (const name of names.sort(bySequence)) {
+      const match = SEGMENT_NAME.exec(name);
+      if (match === null) continue;
+      // Gone since the listing: checkpointed, so every intent in it was settled.
+      const bytes = await readFile(path.join(this.directory, name)).catch((error: unknown) => {
+        if (hasErrorCode(error, 'ENOENT')) return undefined;
+        throw error;
+      });
+      if (bytes === undefined) continue;
+      // Frame ids count per process: a done frame may sit in a later segment of its process than its intent.
+      const owner = `${match[1]}-${match[2]}`;
+      owners.set(owner, [...(owners.get(owner) ?? []), ...framesOf(bytes)]);
+    }
+    const unsettled = new Set<string>();
+    for (const frames of owners.values()) {
+      const settled = new Set(frames.filter(({ head }) => head.kind !== 'intent').map(({ head }) => head.id));
+      for (const { head } of frames) if (head.kind === 'intent' && !settled.has(head.id)) unsettled.add(head.record);
+    }
+    return unsettled;
+  }
+
   #append(head: FrameHead, body?: readonly Uint8Array[]): Pending {
     const pending = new Pending(head.kind, frameOf(head, body), head.kind === 'intent' ? head.id : undefined);
     this.#write([pending]);

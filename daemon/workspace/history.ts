@@ -2,10 +2,18 @@
  * Reading the undo records back: transactions by id, the window of a session diff, the list
  * of recent transactions, and the net change of a window (each touched path from its state
  * before the window's first transaction to what is on disk now).
+ *
+ * A record that cannot be read whole is either still being written — its commit is in flight,
+ * in this process or another sharing the state dir, and is passed over as not committed yet —
+ * or damaged: then the list shows its transaction as damaged, and an undo or a session diff that
+ * needs it is refused, naming it. The commit log tells the two apart (`InFlightRecords`); it is
+ * read only when a record could not be.
  */
+import path from 'node:path';
+import { engineError, type EngineError } from '../engine/errors.ts';
 import type { FileOwner } from './files.ts';
 import { mapLimited, OPEN_FILES_AT_ONCE } from './limited.ts';
-import type { FileChange, LoadedRecord, RecordHeader, RecordName, RecordStore } from './records.ts';
+import { isDamaged, type DamagedRecord, type FileChange, type LoadedRecord, type RecordHeader, type RecordName, type RecordStore } from './records.ts';
 
 /** What a path held: bytes and permission bits, or nothing. */
 export type PathState = { readonly bytes: Uint8Array; readonly owner: FileOwner } | null;
@@ -18,7 +26,12 @@ export interface TransactionEntry {
   readonly format: string;
   readonly undoOf?: string | undefined;
   readonly files: readonly FileChange[];
+  /** Set when one of its records is damaged: which, and why (the other fields say what could be read). */
+  readonly damaged?: string | undefined;
 }
+
+/** The names of the records whose commits are still in flight (`CommitLog.unsettledRecords`). */
+export type InFlightRecords = () => Promise<ReadonlySet<string>>;
 
 /** A path's net change over a window; `fromPath` for a rename. */
 export interface NetChange {
@@ -43,43 +56,95 @@ export async function latestKey(store: RecordStore): Promise<string> {
   return (await store.list()).at(-1)?.key ?? '';
 }
 
-/** Transactions newest first, at most `limit`. */
-export async function listTransactions(store: RecordStore, limit: number): Promise<TransactionEntry[]> {
+/**
+ * Records read with `read`, once a damaged one is told apart from one being written: the commit
+ * log is asked after every read (a record's intent is logged before the record is written, and
+ * its done frame after), so one whose intent is unsettled then was being written, and is left out
+ * (undefined) like one gone meanwhile; any other is read once more — its commit finished writing
+ * it since, if anyone did — and stays damaged if it still is.
+ */
+async function settleDamaged<T extends RecordHeader>(
+  found: readonly (T | DamagedRecord | undefined)[], read: (name: RecordName) => Promise<T | DamagedRecord | undefined>, inFlight: InFlightRecords,
+): Promise<(T | DamagedRecord | undefined)[]> {
+  if (!found.some((record) => record !== undefined && isDamaged(record))) return [...found];
+  const writing = await inFlight();
+  return mapLimited(found, async (record) => {
+    if (record === undefined || !isDamaged(record)) return record;
+    return writing.has(path.basename(record.file)) ? undefined : read(record);
+  });
+}
+
+/** Transactions newest first, at most `limit`; one with a damaged record is listed with `damaged` set. */
+export async function listTransactions(store: RecordStore, limit: number, inFlight: InFlightRecords): Promise<TransactionEntry[]> {
   const names = (await store.list()).reverse();
-  const groups = new Map<string, RecordHeader[]>();
+  const groups = new Map<string, (RecordHeader | DamagedRecord)[]>();
   const wanted = (name: RecordName) => groups.has(name.transactionId) || groups.size < limit;
+  const header = (name: RecordName) => store.header(name);
   for (let start = 0; start < names.length; start += OPEN_FILES_AT_ONCE) {
     const batch = names.slice(start, start + OPEN_FILES_AT_ONCE);
     // Read ahead what this batch may need (groups only grow, so nothing needed is left out), then take them in order.
-    const headers = await Promise.all(batch.map((name) => (wanted(name) ? store.header(name) : undefined)));
+    const headers = await settleDamaged(await Promise.all(batch.map((name) => (wanted(name) ? header(name) : undefined))), header, inFlight);
     batch.forEach((name, index) => {
-      const header = headers[index];
-      if (header === undefined || !wanted(name)) return;
-      groups.set(name.transactionId, [header, ...(groups.get(name.transactionId) ?? [])]);
+      const found = headers[index];
+      if (found === undefined || !wanted(name)) return;
+      groups.set(name.transactionId, [found, ...(groups.get(name.transactionId) ?? [])]);
     });
   }
   return [...groups.values()].map(summarize);
 }
 
-function summarize(units: readonly RecordHeader[]): TransactionEntry {
-  const first = units[0]!;
-  const last = units.at(-1)!;
-  const { format, undoOf, units: planned } = first.meta;
-  return {
-    transactionId: first.transactionId,
-    at: last.at,
+function summarize(units: readonly (RecordHeader | DamagedRecord)[]): TransactionEntry {
+  const readable = units.filter((unit): unit is RecordHeader => !isDamaged(unit));
+  const damaged = units.filter(isDamaged);
+  const first = readable[0];
+  const planned = first?.meta.units ?? units.length;
+  const entry: TransactionEntry = {
+    transactionId: units[0]!.transactionId,
+    at: units.at(-1)!.at,
     status: units.length < planned ? 'partial' : 'applied',
-    format,
-    undoOf,
-    files: units.flatMap((unit) => unit.meta.files),
+    format: first?.meta.format ?? 'unknown',
+    undoOf: first?.meta.undoOf,
+    files: readable.flatMap((unit) => unit.meta.files),
   };
+  return damaged.length === 0 ? entry : { ...entry, damaged: damaged.map(describeDamage).join('; ') };
 }
 
-/** The records committed after `afterKey`, loaded, oldest first. */
-export async function loadWindow(store: RecordStore, afterKey: string, compare: (a: string, b: string) => number): Promise<LoadedRecord[]> {
+/** `undo record history/<name> <damage>`: the record's name, never the state dir's path. */
+export function describeDamage(record: DamagedRecord): string {
+  return `undo record history/${path.basename(record.file)} ${record.damage}`;
+}
+
+/**
+ * The transaction's records, loaded, in commit order; empty when it has none, or when one is still being written or gone (not committed, or
+ * pruned meanwhile: the rest alone would be part of it); a damaged one, if any.
+ */
+export async function loadTransaction(store: RecordStore, transactionId: string, inFlight: InFlightRecords): Promise<LoadedRecord[] | DamagedRecord> {
+  const names = await recordsOf(store, transactionId);
+  const load = (name: RecordName) => store.load(name);
+  const loaded = await settleDamaged(await mapLimited(names, load), load, inFlight);
+  const damaged = loaded.find((record) => record !== undefined && isDamaged(record));
+  if (damaged !== undefined) return damaged as DamagedRecord;
+  return loaded.every((record) => record !== undefined) ? loaded as LoadedRecord[] : [];
+}
+
+/** The records committed after `afterKey`, loaded, oldest first; a damaged one stops the load (returned instead). */
+export async function loadWindow(
+  store: RecordStore, afterKey: string, compare: (a: string, b: string) => number, inFlight: InFlightRecords,
+): Promise<LoadedRecord[] | DamagedRecord> {
   const names = (await store.list()).filter((name) => afterKey === '' || compare(name.key, afterKey) > 0);
-  const loaded = await mapLimited(names, (name) => store.load(name));
+  const load = (name: RecordName) => store.load(name);
+  const loaded = await settleDamaged(await mapLimited(names, load), load, inFlight);
+  const damaged = loaded.find((record) => record !== undefined && isDamaged(record));
+  if (damaged !== undefined) return damaged as DamagedRecord;
   return loaded.filter((record): record is LoadedRecord => record !== undefined);
+}
+
+/** Refuses an undo or a session diff over a damaged record: `io_error`, naming its transaction and the record. */
+export function damagedRecordError(record: DamagedRecord, consequence: string): EngineError {
+  const message = `The ${describeDamage(record)}: it belongs to transaction ${record.transactionId}, ${consequence}; nothing was changed.`;
+  const hint = 'An undo record in patchd\'s state dir is damaged (a disk fault, or an edit by hand). That transaction cannot be undone, nor a session diff told over it: '
+    + 'ask for the session diff since it (or a later transaction), and restore its files by other means (version control).';
+  return { ...engineError('io_error', message), hint };
 }
 
 /** Each path the window touched, and what it held before the window's first transaction that touched it. */

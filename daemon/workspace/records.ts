@@ -9,11 +9,13 @@
  * of the commits that applied). Written here without fsync, and straight under its own name:
  * the log holds the durable copy until its checkpoint fsyncs the record, and recovery re-writes
  * a record it finds short (or discards it, for a commit that did not finish). So a record is
- * never created twice (a temp and a rename, about a tenth of a busy daemon's CPU per commit);
- * a reader meeting one still being written finds it unreadable and passes it over, as it does
- * any damaged record: its commit has not been reported yet, or is a small one-file commit
+ * never created twice (a temp and a rename, about a tenth of a busy daemon's CPU per commit).
+ * A record that cannot be read whole is reported as such (`DamagedRecord`); the history asks
+ * the commit log whether its commit is still in flight (`history.ts`). If so, it is being
+ * written, and passed over: its commit has not been reported yet, or is a small one-file commit
  * reported just before its record (`transaction.ts`; a workspace's own queries wait for it).
- * Encoding needs no zod; reading loads the schemas lazily.
+ * Otherwise it is damaged, and said to be — never passed over in silence. Encoding needs no zod;
+ * reading loads the schemas lazily.
  *
  * File name: `<commit time, ms, 13 digits>-<pid>-<sequence>-<transactionId>.<unit>.record`. The
  * name orders records by commit; `unit` tells apart the per-file transactions of an
@@ -64,6 +66,19 @@ export interface RecordHeader extends RecordName {
 /** A record with its pre-images. */
 export interface LoadedRecord extends RecordHeader {
   readonly journal: Journal;
+}
+
+/**
+ * A record that is there but cannot be read whole: cut short, or not a record at all. `damage`
+ * says which, as a predicate of "the record" (`is cut short: …`). Its commit may be writing it
+ * still (see `history.ts`).
+ */
+export interface DamagedRecord extends RecordName {
+  readonly damage: string;
+}
+
+export function isDamaged<T extends object>(read: T | DamagedRecord): read is DamagedRecord {
+  return 'damage' in read;
 }
 
 /** How many records a checkpoint fsyncs at once. */
@@ -219,19 +234,24 @@ export class RecordStore {
     return names.flatMap((name) => PRUNE_MARK.exec(name)?.[1] ?? []);
   }
 
-  /** The record's header, or undefined when it is unreadable (or was pruned meanwhile). */
-  async header(name: RecordName): Promise<RecordHeader | undefined> {
-    const line = await readFirstLine(name.file);
-    if (line === undefined) return undefined;
-    const record = await decodeJournalHeader(line);
-    const { RecordMetaSchema } = await import('./recordSchemas.ts');
-    const meta = RecordMetaSchema.safeParse(record?.meta);
-    if (record === undefined || !meta.success) return undefined;
-    return { ...name, record, meta: meta.data };
+  /**
+   * The record's header; damaged when it cannot be read or its file is shorter than its header
+   * says (a pre-image cut short: told from the size, without reading the pre-images); undefined
+   * when it is gone (pruned meanwhile).
+   */
+  async header(name: RecordName): Promise<RecordHeader | DamagedRecord | undefined> {
+    const head = await readFirstLine(name.file);
+    if (head === undefined) return undefined;
+    if (head.line === undefined) return damaged(name, head.size === 0 ? 'is empty' : 'has no header line (cut short, or not a record)');
+    const decoded = await decodeHeader(head.line);
+    if (typeof decoded === 'string') return damaged(name, decoded);
+    const needed = head.line.byteLength + 1 + preImagesEnd(decoded.record);
+    if (head.size < needed) return damaged(name, `is cut short: ${head.size} of the ${needed} bytes its header describes`);
+    return { ...name, ...decoded };
   }
 
-  /** The record with its pre-images, or undefined when it is unreadable (or was pruned meanwhile). */
-  async load(name: RecordName): Promise<LoadedRecord | undefined> {
+  /** The record with its pre-images; damaged when it cannot be read whole; undefined when it is gone (pruned meanwhile). */
+  async load(name: RecordName): Promise<LoadedRecord | DamagedRecord | undefined> {
     let bytes: Buffer;
     try {
       bytes = await readFile(name.file);
@@ -240,9 +260,10 @@ export class RecordStore {
       throw error;
     }
     const journal = await decodeJournal(bytes);
+    if (journal === undefined) return damaged(name, await whyUndecodable(bytes));
     const { RecordMetaSchema } = await import('./recordSchemas.ts');
-    const meta = RecordMetaSchema.safeParse(journal?.record.meta);
-    if (journal === undefined || !meta.success) return undefined;
+    const meta = RecordMetaSchema.safeParse(journal.record.meta);
+    if (!meta.success) return damaged(name, 'has a header that is not an undo record\'s');
     return { ...name, record: journal.record, meta: meta.data, journal };
   }
 
@@ -268,7 +289,38 @@ function compareParts(left: readonly number[], right: readonly number[]): number
   return 0;
 }
 
-async function readFirstLine(file: string): Promise<Buffer | undefined> {
+function damaged(name: RecordName, damage: string): DamagedRecord {
+  return { ...name, damage };
+}
+
+/** The header and meta of a record's first line, or why it is not a record's. */
+async function decodeHeader(line: Uint8Array): Promise<{ record: JournalRecord; meta: RecordMeta } | string> {
+  const record = await decodeJournalHeader(line);
+  if (record === undefined) return 'has a header line that is not an undo record\'s (damaged, or not a record)';
+  const { RecordMetaSchema } = await import('./recordSchemas.ts');
+  const meta = RecordMetaSchema.safeParse(record.meta);
+  return meta.success ? { record, meta: meta.data } : 'has a header that is not an undo record\'s';
+}
+
+/** Where a record's pre-images end, after its header line. */
+function preImagesEnd(record: JournalRecord): number {
+  return record.entries.reduce((end, { before }) => Math.max(end, before === null ? 0 : before.offset + before.length), 0);
+}
+
+/** In words, why `decodeJournal` refused a record's bytes. */
+async function whyUndecodable(bytes: Uint8Array): Promise<string> {
+  if (bytes.byteLength === 0) return 'is empty';
+  const newline = bytes.indexOf(0x0a);
+  if (newline < 0) return 'has no header line (cut short, or not a record)';
+  const decoded = await decodeHeader(bytes.subarray(0, newline));
+  if (typeof decoded === 'string') return decoded;
+  const needed = newline + 1 + preImagesEnd(decoded.record);
+  if (bytes.byteLength < needed) return `is cut short: ${bytes.byteLength} of the ${needed} bytes its header describes`;
+  return 'has bytes after its pre-images that are not a record\'s';
+}
+
+/** A file's first line (undefined when it has none: no newline) and its size; undefined when the file is gone. */
+async function readFirstLine(file: string): Promise<{ readonly line: Buffer | undefined; readonly size: number } | undefined> {
   let handle;
   try {
     handle = await open(file, 'r');
@@ -277,13 +329,15 @@ async function readFirstLine(file: string): Promise<Buffer | undefined> {
     throw error;
   }
   try {
+    const { size } = await handle.stat();
     const chunks: Buffer[] = [];
     for (let position = 0; ; ) {
       const chunk = Buffer.alloc(64 * 1024);
       const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
-      if (bytesRead === 0) return undefined;
+      if (bytesRead === 0) return { line: undefined, size };
       const newline = chunk.subarray(0, bytesRead).indexOf(0x0a);
-      if (newline >= 0) return Buffer.concat([...chunks, chunk.subarray(0, newline)]);
+      // Sized after the read, as a file still being written may have grown.
+      if (newline >= 0) return { line: Buffer.concat([...chunks, chunk.subarray(0, newline)]), size: Math.max(size, position + bytesRead) };
       chunks.push(chunk.subarray(0, bytesRead));
       position += bytesRead;
     }

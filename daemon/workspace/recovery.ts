@@ -26,6 +26,7 @@ import { bytesEqual, readDiskEntry, sha256Hex, type DiskEntry, type FileOwner } 
 import { CommitStepError, hasErrorCode, isShortage, settleAll } from './ioErrors.ts';
 import type { Journal, JournalEntry, Redo } from './journal.ts';
 import { mapLimited } from './limited.ts';
+import { isDamaged } from './records.ts';
 import { recreateParents, removeDirectoriesEmptiedBy } from './tidy.ts';
 import { discardFromTrash, trashPathFor } from './trash.ts';
 
@@ -124,9 +125,9 @@ async function builtUpon(context: WorkspaceContext, journal: Journal, entry: Jou
   const recent = (await context.records.list()).filter((name) => name.at >= journal.record.startedAt - CLOCK_SLACK_MS);
   for (const name of recent) {
     const header = await context.records.header(name);
-    if (header === undefined || !header.record.entries.some((other) => other.path === entry.path && other.before !== null)) continue;
+    if (header === undefined || isDamaged(header) || !header.record.entries.some((other) => other.path === entry.path && other.before !== null)) continue;
     const loaded = await context.records.load(name);
-    if (loaded !== undefined && startsFromIt(loaded.journal)) return true;
+    if (loaded !== undefined && !isDamaged(loaded) && startsFromIt(loaded.journal)) return true;
   }
   return false;
 }

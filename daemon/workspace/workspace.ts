@@ -28,15 +28,15 @@ import { nodeDiskCalls, type DiskCalls } from './diskCalls.ts';
 import { DirectorySyncer, isPresent } from './durable.ts';
 import { decodeUtf8Text, readGuardedEntries, sha256Hex, toSnapshot, versionFromSha256, type DiskEntry, type GuardedEntries } from './files.ts';
 import {
-  keyOf, latestKey, listTransactions, loadWindow, netChanges, recordsOf, windowStart, type NetChange, type PathState, type TransactionEntry,
+  damagedRecordError, keyOf, latestKey, listTransactions, loadTransaction, loadWindow, netChanges, windowStart, type InFlightRecords, type NetChange,
+  type PathState, type TransactionEntry,
 } from './history.ts';
 import { PathGuard } from './guard.ts';
 import { JournalStore } from './journal.ts';
-import { mapLimited } from './limited.ts';
 import { LockTable, type LockLease } from './locks.ts';
 import { existingFiles } from './probe.ts';
 import { CachedReader } from './reads.ts';
-import { compareKeys, RecordStore, type LoadedRecord } from './records.ts';
+import { compareKeys, isDamaged, RecordStore, type LoadedRecord } from './records.ts';
 import { recoverAbandonedJournals, type RecoveryReport } from './recovery.ts';
 import { Pruner } from './pruner.ts';
 import { DEFAULT_RETENTION, pruneHistory, type Retention } from './retention.ts';
@@ -116,6 +116,8 @@ export class Workspace {
   readonly #sessionStart: string;
   readonly #pruner: Pruner;
   readonly #remaker: StateDirRemaker;
+  /** Tells a record being written from a damaged one (see `history.ts`). */
+  readonly #recordsInFlight: InFlightRecords;
   #closed = false;
 
   private constructor(
@@ -141,6 +143,7 @@ export class Workspace {
     });
     this.#pruner = new Pruner(() => prune(context, options), retention, options.onError ?? (() => {}));
     this.#remaker = remaker;
+    this.#recordsInFlight = () => context.log.unsettledRecords();
   }
 
   /** Realpaths the root once, prepares the state dir and rolls back journals a killed daemon left. */
@@ -238,23 +241,27 @@ export class Workspace {
     }
   }
 
-  /** Committed transactions, newest first, at most `limit` (from the undo records: all processes, across restarts). */
+  /**
+   * Committed transactions, newest first, at most `limit` (from the undo records: all processes,
+   * across restarts); one with a damaged record is listed with `damaged` saying so.
+   */
   async transactions(limit: number): Promise<TransactionEntry[]> {
     this.#refuseIfClosed();
     await this.#historySettled();
-    return listTransactions(this.#context.records, limit);
+    return listTransactions(this.#context.records, limit, this.#recordsInFlight);
   }
 
   /**
-   * The undo records of one committed transaction, in commit order; none when the id is unknown
-   * or past retention — or when one of its records cannot be read whole (damaged, or removed by
-   * retention while loading): undoing the others alone would undo part of it, silently.
+   * The undo records of one committed transaction, in commit order; none when the id is unknown or past retention, or a record of it is
+   * still being written or was removed by retention while loading (undoing the others alone
+   * would undo part of it). `io_error` naming the transaction and the record when one is damaged.
    */
-  async recordsOf(transactionId: string): Promise<LoadedRecord[]> {
+  async recordsOf(transactionId: string): Promise<Result<LoadedRecord[]>> {
     this.#refuseIfClosed();
     await this.#historySettled();
-    const loaded = await mapLimited(await recordsOf(this.#context.records, transactionId), (name) => this.#context.records.load(name));
-    return loaded.every((record) => record !== undefined) ? loaded : [];
+    const loaded = await loadTransaction(this.#context.records, transactionId, this.#recordsInFlight);
+    if (!isDamaged(loaded)) return ok(loaded);
+    return fail(damagedRecordError(loaded, 'so undoing it could write wrong bytes (or undo part of it)'));
   }
 
   /**
@@ -267,7 +274,7 @@ export class Workspace {
     await this.#historySettled();
     const afterKey = since === undefined ? this.#sessionStart : since === null ? '' : await keyOf(this.#context.records, since);
     if (afterKey === undefined) return undefined;
-    const records = await loadWindow(this.#context.records, afterKey, compareKeys);
+    const records = await loadWindow(this.#context.records, afterKey, compareKeys, this.#recordsInFlight);
     // Retention removes oldest first: a window whose start it passed lost its first transactions (every retained one, `null`, lost none).
     // Looked up after the load: retention notes a removal before making it, so one that took records from under the load shows here.
     const pruned = since === null ? undefined : await this.#context.records.prunedThrough();
@@ -275,6 +282,8 @@ export class Workspace {
       const message = 'The first transactions of this window are past retention (pruned), so its net change cannot be told; ask for a window that starts at a retained transaction (transaction/list lists them).';
       return fail(engineError('unknown_transaction', message));
     }
+    const unreadable = 'so the net change of a window holding it cannot be told';
+    if (isDamaged(records)) return fail(damagedRecordError(records, unreadable));
     const unrecorded = unrecordedCommits(this.#context.settling.retrying);
     if (unrecorded !== undefined) return fail(unrecorded);
     const start = windowStart(records);

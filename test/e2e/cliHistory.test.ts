@@ -1,9 +1,12 @@
 /** `patchd log`, `patchd undo` and `patchd diff` as a user runs them, sharing the state dir with `patchd apply`. */
-import '../helpers/testState.ts';
+import { TEST_STATE_ROOT } from '../helpers/testState.ts';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readdirSync, truncateSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { stateDirFor } from '../../daemon/workspace/stateDir.ts';
 import { ListTransactionsResultSchema, ReceiptSchema, SessionDiffResultSchema } from '../../protocol/index.ts';
 import { createTempTree } from '../helpers/tempTree.ts';
 
@@ -43,6 +46,39 @@ test('apply, then log, diff and undo it from the command line', () => {
   assert.equal(patchd(['undo', '-C', tree.root]).code, 2);
 });
 
+test('a damaged undo record: log marks its transaction damaged, diff and undo refuse naming it (exit 1); a binary file deleted diffs as a git binary patch', () => {
+  const png = Buffer.from('\x89PNG\r\n\x1a\n\x00\xff', 'latin1');
+  using tree = createTempTree({ 'greet.txt': 'hello\nworld\n', 'logo.png': png });
+  assert.equal(patchd(['apply', '-C', tree.root], PATCH).code, 0);
+  assert.equal(patchd(['apply', '-C', tree.root], '*** Begin Patch\n*** Delete File: logo.png\n*** End Patch\n').code, 0);
+  const diff = patchd(['diff', '-C', tree.root]);
+  assert.equal(diff.code, 0, diff.stderr);
+  assert.match(diff.stdout, /^diff --git a\/logo\.png b\/logo\.png\ndeleted file mode 100644\nindex [0-9a-f]{40}\.\.0{40}\nGIT binary patch\nliteral 0\n/m);
+  const [deleted, edited] = ListTransactionsResultSchema.parse(JSON.parse(patchd(['log', '-C', tree.root, '--json']).stdout)).transactions;
+
+  const history = join(stateDirFor(tree.root, TEST_STATE_ROOT), 'history');
+  const record = readdirSync(history).find((name) => name.includes(edited!.transactionId))!;
+  truncateSync(join(history, record), 100);
+
+  const log = patchd(['log', '-C', tree.root, '--json']);
+  assert.equal(log.code, 0, log.stderr);
+  const listed = ListTransactionsResultSchema.parse(JSON.parse(log.stdout)).transactions;
+  assert.deepEqual(listed.map((transaction) => transaction.transactionId), [deleted!.transactionId, edited!.transactionId]);
+  assert.match(listed[1]!.damaged ?? '', new RegExp(`^undo record history/${record.replaceAll('.', '\\.')} `));
+  assert.match(patchd(['log', '-C', tree.root]).stdout, new RegExp(`^${edited!.transactionId} .* damaged\\n(.*\\n)*  undo record history/`, 'm'));
+
+  const refused = patchd(['diff', '-C', tree.root]);
+  assert.equal(refused.code, 1, refused.stderr);
+  assert.ok(refused.stderr.includes(edited!.transactionId) && refused.stderr.includes(record), refused.stderr);
+  assert.equal(refused.stdout, '');
+  assert.equal(patchd(['diff', '--since', edited!.transactionId, '-C', tree.root]).code, 0, 'a window after it is told');
+  const undo = patchd(['undo', edited!.transactionId, '-C', tree.root, '--json']);
+  assert.equal(undo.code, 1);
+  const receipt = ReceiptSchema.parse(JSON.parse(undo.stdout));
+  assert.equal(receipt.error?.code, 'io_error');
+  assert.ok(receipt.error?.message.includes(edited!.transactionId));
+  assert.equal(tree.text('greet.txt'), 'hello\nthere\n');
+});
 
 /** Runs `patchd ARGS` on a pseudo-terminal (util-linux `script`), typing `typed` into it. */
 function patchdOnTerminal(args: readonly string[], typed: string) {

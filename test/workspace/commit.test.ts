@@ -337,7 +337,9 @@ for (const [size, label] of [[1_000, 'small'], [300 * 1024, 'large']] as const) 
       const workspace = await sandbox.open();
       const outcome = await snapshotAndCommit(workspace, planOf(updateFile('big.txt', `${before}y`)));
       assert.ok(outcome.status === 'applied');
-      const [record] = await workspace.recordsOf(outcome.transactionId);
+      const records = await workspace.recordsOf(outcome.transactionId);
+      assert.ok(records.ok);
+      const [record] = records.value;
       assert.equal(Buffer.from(record!.journal.preImages[0]!).toString(), before);
       await workspace.close();
       const errors: unknown[] = [];
@@ -389,7 +391,8 @@ test('a reported commit whose record could not be written gets it once records c
     const second = await snapshotAndCommit(workspace, planOf(updateFile('b.txt', 'two!\n')));
     assert.ok(second.status === 'applied');
     assert.deepEqual((await workspace.transactions(5)).map((entry) => entry.transactionId), [second.transactionId, first.transactionId]);
-    assert.equal((await workspace.recordsOf(first.transactionId)).length, 1);
+    const records = await workspace.recordsOf(first.transactionId);
+    assert.equal(records.ok && records.value.length, 1);
     await workspace.close();
     assert.deepEqual(await readdir(path.join(sandbox.state, 'log')), [], 'every intent settled: nothing left for recovery');
     const reopened = await sandbox.open();

@@ -215,7 +215,9 @@ test('a commit whose writes come back short writes every byte: staged content an
     assert.equal(outcome.status, 'applied');
     assert.ok(shortWrites > 200, `the temp and the record took many writes (${shortWrites})`);
     assert.equal(await readFile(path.join(sandbox.root, 'a.txt'), 'utf8'), content);
-    const [record] = await workspace.recordsOf(outcome.transactionId);
+    const records = await workspace.recordsOf(outcome.transactionId);
+    assert.ok(records.ok);
+    const [record] = records.value;
     assert.equal(Buffer.from(record!.journal.preImages[0]!).toString('utf8'), 'a\n');
     await workspace.close();
   });

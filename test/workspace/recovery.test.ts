@@ -287,7 +287,18 @@ test('a one-file commit killed before its rename leaves only a temp, which open 
   });
 });
 
-test('a record cut short (still being written, or torn by a crash not yet recovered) breaks no reader: undo and the session diff pass it over', async () => {
+/** A commit log segment holding an intent frame, with no done frame, for each record named: commits in flight (or left by a crash). */
+function unsettledSegment(records: readonly string[]): Buffer {
+  return Buffer.concat(records.map((record, index) => {
+    const line = Buffer.from(`${JSON.stringify({ kind: 'intent', id: index + 1, journalId: record, record })}\n`);
+    const prefix = Buffer.alloc(8);
+    prefix.writeUInt32LE(line.byteLength, 0);
+    prefix.writeUInt32LE(crc32(line), 4);
+    return Buffer.concat([prefix, line]);
+  }));
+}
+
+test('a record cut short whose commit is in flight (being written, or torn by a crash not yet recovered: its intent unsettled in the log) breaks no reader: the log, undo and the session diff pass it over', async () => {
   await withSandbox(CRASH_TREE, async (sandbox) => {
     const workspace = await sandbox.open();
     assert.equal((await snapshotAndCommit(workspace, planOf(updateFile('two.txt', 'first\n')))).status, 'applied');
@@ -303,12 +314,23 @@ test('a record cut short (still being written, or torn by a crash not yet recove
     const [inHeader, inBody] = [later(9_000_000_000_000, 'cut_header'), later(9_000_000_000_001, 'cut_body')];
     await writeFile(path.join(historyDir(sandbox), inHeader), bytes.subarray(0, newline - 5));
     await writeFile(path.join(historyDir(sandbox), inBody), bytes.subarray(0, bytes.length - 2));
+    // The process writing them (one that is gone, here) logged their intents, and neither done nor cancelled.
+    const segment = path.join(logDir(sandbox), '999999999-0badc0de-1.log');
+    await writeFile(segment, unsettledSegment([inHeader, inBody]));
     const listed = (await workspace.transactions(10)).map((entry) => entry.transactionId);
-    assert.deepEqual(listed.filter((id) => id !== 'cut_body'), [wholeId], 'the log lists what it can read');
-    assert.deepEqual(await workspace.recordsOf('cut_body'), []);
+    assert.deepEqual(listed, [wholeId], 'the log lists the committed transactions');
+    assert.deepEqual(await workspace.recordsOf('cut_body'), { ok: true, value: [] });
     const changes = await workspace.sessionChanges(null);
     assert.ok(changes?.ok);
     assert.deepEqual(changes.value.map((change) => change.path), ['two.txt']);
+
+    // With no commit in flight to write them, the same records are damaged, and said to be.
+    await rm(segment);
+    const damaged = (await workspace.transactions(10)).map((entry) => [entry.transactionId, entry.damaged !== undefined]);
+    assert.deepEqual(damaged, [['cut_body', true], ['cut_header', true], [wholeId, false]]);
+    const refused = await workspace.sessionChanges(null);
+    assert.equal(refused?.ok === false && refused.error.code, 'io_error');
+    assert.equal((await workspace.recordsOf('cut_body')).ok, false);
     await workspace.close();
   });
 });

@@ -57,7 +57,7 @@ test('a partial transaction lists as partial with its committed files, and its u
   });
 });
 
-test('a transaction one of whose records cannot be read is not undone in part: unknown_transaction, nothing written', async () => {
+test('a transaction one of whose records is damaged is not undone in part: io_error naming the transaction and the record, nothing written', async () => {
   await withSandbox({ 'a.txt': 'a\n', 'b.txt': 'b\n' }, async (sandbox) => {
     const workspace = await sandbox.open();
     const outcome = await snapshotAndCommit(workspace, planOf(updateFile('a.txt', 'A\n'), updateFile('b.txt', 'B\n')), false);
@@ -68,8 +68,9 @@ test('a transaction one of whose records cannot be read is not undone in part: u
     assert.equal(records.length, 2, 'one record per file with atomic: false');
     await truncate(path.join(history, records[1]!), 20);
     const undone = await undoTransaction({ workspaceId: 'ws', transactionId: outcome.transactionId }, { workspace, signal });
-    assert.equal(undone.error?.code, 'unknown_transaction');
-    assert.match(undone.error?.message ?? '', /can no longer be read whole/);
+    assert.equal(undone.error?.code, 'io_error');
+    assert.ok(undone.error?.message.includes(outcome.transactionId), undone.error?.message);
+    assert.ok(undone.error?.message.includes(`history/${records[1]} has no header line`), undone.error?.message);
     assert.deepEqual(await listTree(sandbox.root), { 'a.txt': 'file:A\n', 'b.txt': 'file:B\n' });
     await workspace.close();
   });

@@ -1,0 +1,106 @@
+/**
+ * Undo records that cannot be read whole — cut short, garbage, empty, NULs — are never passed
+ * over in silence: the log lists their transaction as damaged, and an undo or a session diff
+ * that needs them is refused naming it. A record still being written (its commit in flight) is
+ * passed over, as before.
+ */
+import assert from 'node:assert/strict';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import test from 'node:test';
+import { undoTransaction } from '../../daemon/server/undoPatch.ts';
+import type { Workspace } from '../../daemon/workspace/workspace.ts';
+import { listTree, planOf, snapshotAndCommit, updateFile, withSandbox, type Sandbox } from './fixtures.ts';
+
+const signal = new AbortController().signal;
+const historyDir = (sandbox: Sandbox) => path.join(sandbox.state, 'history');
+
+/** Commits `a.txt` → `A1`, then `b.txt` → `B1`; returns both ids and the record file of each. */
+async function twoTransactions(sandbox: Sandbox, workspace: Workspace) {
+  const first = await snapshotAndCommit(workspace, planOf(updateFile('a.txt', 'A1\n')));
+  const second = await snapshotAndCommit(workspace, planOf(updateFile('b.txt', 'B1\n')));
+  assert.ok(first.status === 'applied' && second.status === 'applied');
+  await workspace.settled(); // a one-file commit's record is written after its report
+  const names = await readdir(historyDir(sandbox));
+  const recordOf = (id: string) => path.join(historyDir(sandbox), names.find((name) => name.includes(id))!);
+  return { first: first.transactionId, second: second.transactionId, firstRecord: recordOf(first.transactionId), secondRecord: recordOf(second.transactionId) };
+}
+
+const DAMAGE: Record<string, (bytes: Buffer) => Uint8Array> = {
+  'cut short inside its pre-image': (bytes) => bytes.subarray(0, bytes.length - 2),
+  'cut short inside its header': (bytes) => bytes.subarray(0, 20),
+  'garbage': () => Buffer.from('not a record at all\nreally not\n'),
+  'empty': () => new Uint8Array(0),
+  'NULs (a crash on a filesystem that zero-fills)': (bytes) => new Uint8Array(bytes.length),
+};
+
+for (const [kind, damage] of Object.entries(DAMAGE)) {
+  test(`a record that is ${kind}: the log lists its transaction as damaged; its undo and a session diff over it are refused, naming it`, async () => {
+    await withSandbox({ 'a.txt': 'a\n', 'b.txt': 'b\n' }, async (sandbox) => {
+      const workspace = await sandbox.open();
+      const { first, second, firstRecord } = await twoTransactions(sandbox, workspace);
+      await writeFile(firstRecord, damage(await readFile(firstRecord)));
+      const recordName = path.basename(firstRecord);
+
+      const listed = await workspace.transactions(10);
+      assert.deepEqual(listed.map((entry) => entry.transactionId), [second, first], 'the damaged transaction is still listed');
+      assert.equal(listed[0]!.damaged, undefined);
+      assert.ok(listed[1]!.damaged?.includes(`history/${recordName}`), listed[1]!.damaged);
+      assert.ok(!listed[1]!.damaged?.includes(sandbox.state), 'the state dir\'s path stays private');
+
+      const changes = await workspace.sessionChanges(null);
+      assert.ok(changes !== undefined && !changes.ok, 'no net change told without that transaction');
+      assert.equal(changes.error.code, 'io_error');
+      assert.ok(changes.error.message.includes(first) && changes.error.message.includes(recordName), changes.error.message);
+      const later = await workspace.sessionChanges(first);
+      assert.ok(later?.ok, 'a window after it is told');
+      assert.deepEqual(later.value.map((change) => change.path), ['b.txt']);
+
+      const undone = await undoTransaction({ workspaceId: 'ws', transactionId: first }, { workspace, signal });
+      assert.equal(undone.status, 'rejected');
+      assert.equal(undone.error?.code, 'io_error');
+      assert.ok(undone.error?.message.includes(first), undone.error?.message);
+      assert.deepEqual(await listTree(sandbox.root), { 'a.txt': 'file:A1\n', 'b.txt': 'file:B1\n' }, 'nothing written');
+      assert.equal((await undoTransaction({ workspaceId: 'ws', transactionId: second }, { workspace, signal })).status, 'applied', 'the others still undo');
+      await workspace.close();
+    });
+  });
+}
+
+test('a record being written (its commit in flight, its intent unsettled in the commit log) is passed over, not called damaged', async () => {
+  await withSandbox({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n' }, async (sandbox) => {
+    let release!: () => void;
+    let paused!: () => void;
+    const atDone = new Promise<void>((resolve) => (paused = resolve));
+    const hold = new Promise<void>((resolve) => (release = resolve));
+    let pause = false;
+    const workspace = await sandbox.open({ hooks: { beforeDone: async () => { if (pause) { paused(); await hold; } } } });
+    const { first, second } = await twoTransactions(sandbox, workspace);
+    pause = true;
+    // Two files: logged done only once durable, after its record is written — held there.
+    const committing = snapshotAndCommit(workspace, planOf(updateFile('a.txt', 'A2\n'), updateFile('c.txt', 'C2\n')));
+    await atDone;
+    pause = false;
+    const names = (await readdir(historyDir(sandbox))).filter((name) => name.endsWith('.record') && !name.includes(first) && !name.includes(second));
+    assert.equal(names.length, 1, 'its record is written before it is logged done');
+    const inFlight = path.join(historyDir(sandbox), names[0]!);
+    const whole = await readFile(inFlight);
+    await writeFile(inFlight, whole.subarray(0, 30)); // as if caught half-written
+
+    const listed = await workspace.transactions(10);
+    assert.equal(listed.length, 2, 'the commit in flight is not listed yet');
+    assert.ok(listed.every((entry) => entry.damaged === undefined));
+    const changes = await workspace.sessionChanges(null);
+    assert.ok(changes?.ok, 'the session diff is told without it, as before it is done');
+    assert.deepEqual(changes.value.map((change) => change.path), ['a.txt', 'b.txt']);
+
+    await writeFile(inFlight, whole);
+    release();
+    const outcome = await committing;
+    assert.equal(outcome.status, 'applied');
+    const now = await workspace.transactions(10);
+    assert.equal(now.length, 3);
+    assert.ok(now.every((entry) => entry.damaged === undefined));
+    await workspace.close();
+  });
+});
