@@ -37,7 +37,7 @@ export async function undoTransaction(params: UndoParams, context: UndoContext):
   const { workspace, signal, approval } = context;
   const draft = new ReceiptDraft(true, 'undo');
   const loaded = await draft.timed('parseMs', () => workspace.recordsOf(params.transactionId));
-  // A damaged record (cut short, not a record): io_error naming it, nothing written.
+  // A damaged record (cut short, not a record, a pre-image that fails its sha256): io_error naming it, nothing written.
   if (!loaded.ok) return draft.rejected(failureOf(loaded.error));
   const records = loaded.value;
   if (records.length === 0) {

@@ -9,7 +9,7 @@ import { normalizePatchPath } from '../engine/paths.ts';
 import { fail, ok, type FileSnapshot, type Plan, type PlannedFile, type Result } from '../engine/types.ts';
 import type { WorkspaceContext } from './context.ts';
 import { tempPathFor } from './durable.ts';
-import { entryEquals, readGuardedEntries, type DiskEntry, type FileOwner, type GuardedEntries } from './files.ts';
+import { entryEquals, readGuardedEntries, sha256Hex, type DiskEntry, type FileOwner, type GuardedEntries } from './files.ts';
 import type { RecordMeta } from './records.ts';
 import { removeEmptiedDirectories } from './tidy.ts';
 import { runTransaction, type Step, type TransactionIds } from './transaction.ts';
@@ -154,7 +154,7 @@ async function applyEffects(
   if (!current.ok) return current;
   const unchanged = verifyUnchanged(effects.map((effect) => effect.path), snapshots, current.value);
   if (!unchanged.ok) return unchanged;
-  const steps = stepsFor(context, effects, current.value, ids.transactionId, owners);
+  const steps = stepsFor(context, effects, current.value, snapshots, ids.transactionId, owners);
   if (!steps.ok) return steps;
   return runTransaction(context, steps.value, ids);
 }
@@ -179,7 +179,8 @@ export function verifyUnchanged(
 
 /** Pairs each effect with what is on disk, refusing ops that do not fit it. */
 function stepsFor(
-  context: WorkspaceContext, effects: readonly Effect[], current: GuardedEntries, transactionId: string, owners?: ReadonlyMap<string, FileOwner>,
+  context: WorkspaceContext, effects: readonly Effect[], current: GuardedEntries, snapshots: ReadonlyMap<string, FileSnapshot>, transactionId: string,
+  owners?: ReadonlyMap<string, FileOwner>,
 ): Result<Step[]> {
   const steps: Step[] = [];
   for (const effect of effects) {
@@ -193,6 +194,7 @@ function stepsFor(
       path: effect.path,
       absolute: found.absolute,
       before,
+      beforeSha256: before === null ? null : preImageSha256(before.bytes, snapshots.get(effect.path)),
       after: effect.after,
       owner: owners?.get(effect.path) ?? (source?.kind === 'file' ? source.owner : undefined),
       temp: effect.after === null ? null : tempPathFor(found.absolute),
@@ -200,6 +202,15 @@ function stepsFor(
     });
   }
   return ok(steps);
+}
+
+/**
+ * The pre-image's sha256 for the undo record, hashing nothing new: the snapshot the plan was made
+ * from holds the same bytes (`verifyUnchanged`), and reading it hashed it already (`sha256Hex`
+ * remembers a hash per byte array; the receipt's `sha256Before` is that hash too).
+ */
+function preImageSha256(bytes: Uint8Array, snapshot: FileSnapshot | undefined): string {
+  return sha256Hex(snapshot?.kind === 'file' ? snapshot.bytes : bytes);
 }
 
 function checkFits(effect: Effect, entry: DiskEntry): EngineError | undefined {

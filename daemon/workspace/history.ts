@@ -13,7 +13,7 @@ import path from 'node:path';
 import { engineError, type EngineError } from '../engine/errors.ts';
 import type { FileOwner } from './files.ts';
 import { mapLimited, OPEN_FILES_AT_ONCE } from './limited.ts';
-import { isDamaged, type DamagedRecord, type FileChange, type LoadedRecord, type RecordHeader, type RecordName, type RecordStore } from './records.ts';
+import { isDamaged, preImageDamage, type DamagedRecord, type FileChange, type LoadedRecord, type RecordHeader, type RecordName, type RecordStore } from './records.ts';
 
 /** What a path held: bytes and permission bits, or nothing. */
 export type PathState = { readonly bytes: Uint8Array; readonly owner: FileOwner } | null;
@@ -115,7 +115,8 @@ export function describeDamage(record: DamagedRecord): string {
 }
 
 /**
- * The transaction's records, loaded, in commit order; empty when it has none, or when one is still being written or gone (not committed, or
+ * The transaction's records, loaded and checked (every pre-image against its sha256), in commit
+ * order; empty when it has none, or when one is still being written or gone (not committed, or
  * pruned meanwhile: the rest alone would be part of it); a damaged one, if any.
  */
 export async function loadTransaction(store: RecordStore, transactionId: string, inFlight: InFlightRecords): Promise<LoadedRecord[] | DamagedRecord> {
@@ -127,12 +128,16 @@ export async function loadTransaction(store: RecordStore, transactionId: string,
   return loaded.every((record) => record !== undefined) ? loaded as LoadedRecord[] : [];
 }
 
-/** The records committed after `afterKey`, loaded, oldest first; a damaged one stops the load (returned instead). */
+/**
+ * The records committed after `afterKey`, loaded, oldest first; a damaged one stops the load
+ * (returned instead). Pre-images are checked against their sha256 where the window uses them
+ * (`windowStart`), not here: most are not.
+ */
 export async function loadWindow(
   store: RecordStore, afterKey: string, compare: (a: string, b: string) => number, inFlight: InFlightRecords,
 ): Promise<LoadedRecord[] | DamagedRecord> {
   const names = (await store.list()).filter((name) => afterKey === '' || compare(name.key, afterKey) > 0);
-  const load = (name: RecordName) => store.load(name);
+  const load = (name: RecordName) => store.load(name, false);
   const loaded = await settleDamaged(await mapLimited(names, load), load, inFlight);
   const damaged = loaded.find((record) => record !== undefined && isDamaged(record));
   if (damaged !== undefined) return damaged as DamagedRecord;
@@ -154,17 +159,21 @@ export interface WindowStart {
   readonly origins: ReadonlyMap<string, string>;
 }
 
-export function windowStart(records: readonly LoadedRecord[]): WindowStart {
+/** The window's start; or the record one of whose pre-images it needs fails its sha256, as damaged. */
+export function windowStart(records: readonly LoadedRecord[]): WindowStart | DamagedRecord {
   const initial = new Map<string, PathState>();
   // Whose content from before the window each touched path holds now: null for none (added,
   // deleted, or moved away). An untouched path holds its own.
   const lineage = new Map<string, string | null>();
-  for (const { record, journal, meta } of records) {
-    record.entries.forEach((entry, index) => {
-      if (initial.has(entry.path)) return;
+  for (const loaded of records) {
+    const { record, journal, meta } = loaded;
+    for (const [index, entry] of record.entries.entries()) {
+      if (initial.has(entry.path)) continue;
+      const damage = preImageDamage(loaded, index);
+      if (damage !== undefined) return { file: loaded.file, key: loaded.key, at: loaded.at, transactionId: loaded.transactionId, damage };
       const bytes = journal.preImages[index] ?? null;
       initial.set(entry.path, entry.before === null || bytes === null ? null : { bytes, owner: entry.before.owner });
-    });
+    }
     for (const file of meta.files) {
       if (file.op === 'rename' && file.fromPath !== undefined) {
         lineage.set(file.path, lineage.has(file.fromPath) ? lineage.get(file.fromPath) ?? null : file.fromPath);

@@ -26,8 +26,12 @@ export interface JournalEntry {
   /** Name of the staged temp file beside `path`; null when the path is moved to trash. */
   readonly tempName: string | null;
   readonly trashed: boolean;
-  /** Where the pre-image sits in the blob region; null when the path did not exist. */
-  readonly before: { readonly offset: number; readonly length: number; readonly owner: FileOwner } | null;
+  /**
+   * Where the pre-image sits in the blob region, and its sha256 (lowercase hex; absent in records
+   * written before patchd kept it) so an undo or a session diff never uses bytes that changed
+   * since; null when the path did not exist.
+   */
+  readonly before: { readonly offset: number; readonly length: number; readonly owner: FileOwner; readonly sha256?: string | undefined } | null;
   /** sha256 of the new content; null when the path is gone afterwards. */
   readonly afterSha256: string | null;
 }
@@ -66,7 +70,8 @@ export interface Redo {
 }
 
 export interface JournalEntryInput extends Omit<JournalEntry, 'before'> {
-  readonly before: { readonly bytes: Uint8Array; readonly owner: FileOwner } | null;
+  /** `sha256`: of `bytes`, as the commit already knows it (from the snapshot it verified them against). */
+  readonly before: { readonly bytes: Uint8Array; readonly owner: FileOwner; readonly sha256?: string | undefined } | null;
 }
 
 /** The journal, and the chunks of its file (header line, then each pre-image), written with one writev and no copy. */
@@ -77,7 +82,8 @@ export function encodeJournal(
   const entries = inputs.map(({ before, ...entry }): JournalEntry => {
     if (before === null) return { ...entry, before: null };
     offset += before.bytes.byteLength;
-    return { ...entry, before: { offset: offset - before.bytes.byteLength, length: before.bytes.byteLength, owner: before.owner } };
+    const at = { offset: offset - before.bytes.byteLength, length: before.bytes.byteLength, owner: before.owner };
+    return { ...entry, before: before.sha256 === undefined ? at : { ...at, sha256: before.sha256 } };
   });
   const record: JournalRecord = { format: 1, transactionId, root, startedAt: Date.now(), entries, directories: [...directories], ...(meta === undefined ? {} : { meta }) };
   const preImages = inputs.map((input) => input.before?.bytes ?? null);

@@ -13,7 +13,13 @@ const JournalEntrySchema = z.object({
   path: z.string(),
   tempName: z.string().nullable(),
   trashed: z.boolean(),
-  before: z.object({ offset: z.number().int().nonnegative(), length: z.number().int().nonnegative(), owner: OwnerSchema }).nullable(),
+  before: z.object({
+    offset: z.number().int().nonnegative(),
+    length: z.number().int().nonnegative(),
+    owner: OwnerSchema,
+    // Optional: records written before patchd kept it have none.
+    sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+  }).nullable(),
   afterSha256: z.string().nullable(),
 });
 

@@ -14,8 +14,9 @@
  * the commit log whether its commit is still in flight (`history.ts`). If so, it is being
  * written, and passed over: its commit has not been reported yet, or is a small one-file commit
  * reported just before its record (`transaction.ts`; a workspace's own queries wait for it).
- * Otherwise it is damaged, and said to be — never passed over in silence. Encoding needs no zod;
- * reading loads the schemas lazily.
+ * Otherwise it is damaged, and said to be — never passed over in silence. Each pre-image carries
+ * its sha256 (records written before it did have none), checked before an undo or a session
+ * diff uses its bytes. Encoding needs no zod; reading loads the schemas lazily.
  *
  * File name: `<commit time, ms, 13 digits>-<pid>-<sequence>-<transactionId>.<unit>.record`. The
  * name orders records by commit; `unit` tells apart the per-file transactions of an
@@ -25,6 +26,7 @@ import { mkdir, open, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SYNC_IO_MAX_BYTES, totalBytes, writeAll, writeAllSync, type DiskCalls } from './diskCalls.ts';
 import { removeIfPresent, type DirectorySyncer } from './durable.ts';
+import { sha256Hex } from './files.ts';
 import { hasErrorCode } from './ioErrors.ts';
 import { decodeJournal, decodeJournalHeader, type Journal, type JournalRecord } from './journal.ts';
 
@@ -69,9 +71,10 @@ export interface LoadedRecord extends RecordHeader {
 }
 
 /**
- * A record that is there but cannot be read whole: cut short, or not a record at all. `damage`
- * says which, as a predicate of "the record" (`is cut short: …`). Its commit may be writing it
- * still (see `history.ts`).
+ * A record that is there but cannot be read whole: cut short, not a record at all, or (once
+ * loaded) a pre-image whose bytes no longer hash to the sha256 recorded with it. `damage` says
+ * which, as a predicate of "the record" (`is cut short: …`). Its commit may be writing it still
+ * (see `history.ts`).
  */
 export interface DamagedRecord extends RecordName {
   readonly damage: string;
@@ -250,8 +253,12 @@ export class RecordStore {
     return { ...name, ...decoded };
   }
 
-  /** The record with its pre-images; damaged when it cannot be read whole; undefined when it is gone (pruned meanwhile). */
-  async load(name: RecordName): Promise<LoadedRecord | DamagedRecord | undefined> {
+  /**
+   * The record with its pre-images; damaged when it cannot be read whole or, with `verify` (the
+   * default), when a pre-image fails its sha256 (`preImageDamage` checks one); undefined when it
+   * is gone (pruned meanwhile).
+   */
+  async load(name: RecordName, verify = true): Promise<LoadedRecord | DamagedRecord | undefined> {
     let bytes: Buffer;
     try {
       bytes = await readFile(name.file);
@@ -264,7 +271,13 @@ export class RecordStore {
     const { RecordMetaSchema } = await import('./recordSchemas.ts');
     const meta = RecordMetaSchema.safeParse(journal.record.meta);
     if (!meta.success) return damaged(name, 'has a header that is not an undo record\'s');
-    return { ...name, record: journal.record, meta: meta.data, journal };
+    const loaded: LoadedRecord = { ...name, record: journal.record, meta: meta.data, journal };
+    if (!verify) return loaded;
+    for (let index = 0; index < journal.record.entries.length; index += 1) {
+      const damage = preImageDamage(loaded, index);
+      if (damage !== undefined) return damaged(name, damage);
+    }
+    return loaded;
   }
 
   async remove(name: RecordName): Promise<void> {
@@ -287,6 +300,19 @@ function compareParts(left: readonly number[], right: readonly number[]): number
     if (difference !== 0) return difference;
   }
   return 0;
+}
+
+/**
+ * Why the pre-image at `index` of a loaded record cannot be used: its bytes no longer hash to
+ * the sha256 recorded with them. Undefined when they do, or when the record (written before
+ * patchd kept that hash) has none. Hashed through `sha256Hex`: an undo that restores these bytes
+ * finds their hash known when it commits them.
+ */
+export function preImageDamage({ record, journal }: LoadedRecord, index: number): string | undefined {
+  const expected = record.entries[index]?.before?.sha256;
+  const bytes = journal.preImages[index];
+  if (expected === undefined || bytes === null || bytes === undefined || sha256Hex(bytes) === expected) return undefined;
+  return `holds a pre-image of ${record.entries[index]!.path} that no longer matches the sha256 recorded with it`;
 }
 
 function damaged(name: RecordName, damage: string): DamagedRecord {

@@ -41,6 +41,8 @@ export interface Step {
   readonly absolute: string;
   /** What is on disk now (verified against the plan's snapshot); null when the path is free. */
   readonly before: Extract<DiskEntry, { kind: 'file' }> | null;
+  /** sha256 of `before`'s bytes (taken from the snapshot they equal, whose hash is known), kept in the undo record; null with `before`. */
+  readonly beforeSha256: string | null;
   readonly after: Uint8Array | null;
   /** Mode and owner the new content takes (the replaced file's, or a rename's source's). */
   readonly owner: FileOwner | undefined;
@@ -147,7 +149,7 @@ function journalEntryOf(step: Step): JournalEntryInput {
     path: step.path,
     tempName: step.temp === null ? null : path.basename(step.temp),
     trashed: step.trash !== null,
-    before: step.before === null ? null : { bytes: step.before.bytes, owner: step.before.owner },
+    before: step.before === null ? null : { bytes: step.before.bytes, owner: step.before.owner, sha256: step.beforeSha256 ?? sha256Hex(step.before.bytes) },
     afterSha256: step.after === null ? null : sha256Hex(step.after),
   };
 }

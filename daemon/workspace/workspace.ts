@@ -252,7 +252,8 @@ export class Workspace {
   }
 
   /**
-   * The undo records of one committed transaction, in commit order; none when the id is unknown or past retention, or a record of it is
+   * The undo records of one committed transaction, in commit order, every pre-image checked
+   * against its sha256; none when the id is unknown or past retention, or a record of it is
    * still being written or was removed by retention while loading (undoing the others alone
    * would undo part of it). `io_error` naming the transaction and the record when one is damaged.
    */
@@ -287,6 +288,7 @@ export class Workspace {
     const unrecorded = unrecordedCommits(this.#context.settling.retrying);
     if (unrecorded !== undefined) return fail(unrecorded);
     const start = windowStart(records);
+    if (isDamaged(start)) return fail(damagedRecordError(start, unreadable));
     const entries = await readGuardedEntries(this.#context.guard, [...start.initial.keys()]);
     if (!entries.ok) return entries;
     const gone = this.#rootGoneIfMissing(entries.value);

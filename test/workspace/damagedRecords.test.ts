@@ -1,10 +1,12 @@
 /**
- * Undo records that cannot be read whole — cut short, garbage, empty, NULs — are never passed
- * over in silence: the log lists their transaction as damaged, and an undo or a session diff
- * that needs them is refused naming it. A record still being written (its commit in flight) is
- * passed over, as before.
+ * Undo records that cannot be trusted — cut short, garbage, empty, NULs, a pre-image that no
+ * longer matches its sha256 — are never passed over in silence: the log lists their transaction
+ * as damaged, and an undo or a session diff that needs them is refused naming it. A record still
+ * being written (its commit in flight) is passed over, as before. Records written before
+ * pre-images had a sha256 still load and undo.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'node:test';
@@ -13,6 +15,7 @@ import type { Workspace } from '../../daemon/workspace/workspace.ts';
 import { listTree, planOf, snapshotAndCommit, updateFile, withSandbox, type Sandbox } from './fixtures.ts';
 
 const signal = new AbortController().signal;
+const sha256 = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('hex');
 const historyDir = (sandbox: Sandbox) => path.join(sandbox.state, 'history');
 
 /** Commits `a.txt` → `A1`, then `b.txt` → `B1`; returns both ids and the record file of each. */
@@ -24,6 +27,14 @@ async function twoTransactions(sandbox: Sandbox, workspace: Workspace) {
   const names = await readdir(historyDir(sandbox));
   const recordOf = (id: string) => path.join(historyDir(sandbox), names.find((name) => name.includes(id))!);
   return { first: first.transactionId, second: second.transactionId, firstRecord: recordOf(first.transactionId), secondRecord: recordOf(second.transactionId) };
+}
+
+/** The record's header line and the bytes after it. */
+async function splitRecord(file: string): Promise<{ header: Record<string, unknown> & { entries: { before: Record<string, unknown> | null }[] }; line: Buffer; body: Buffer }> {
+  const bytes = await readFile(file);
+  const newline = bytes.indexOf(0x0a);
+  const line = bytes.subarray(0, newline);
+  return { header: JSON.parse(line.toString('utf8')), line, body: bytes.subarray(newline + 1) };
 }
 
 const DAMAGE: Record<string, (bytes: Buffer) => Uint8Array> = {
@@ -66,6 +77,52 @@ for (const [kind, damage] of Object.entries(DAMAGE)) {
     });
   });
 }
+
+test('new records keep each pre-image\'s sha256; a flipped byte in one makes its undo and the session diff refuse instead of writing wrong bytes', async () => {
+  await withSandbox({ 'a.txt': 'alpha\n', 'b.txt': 'b\n' }, async (sandbox) => {
+    const workspace = await sandbox.open();
+    const { first, second, firstRecord } = await twoTransactions(sandbox, workspace);
+    const { header, body } = await splitRecord(firstRecord);
+    assert.equal(header.entries[0]!.before?.sha256, sha256('alpha\n'));
+    const bytes = await readFile(firstRecord);
+    const at = bytes.length - body.length;
+    bytes[at] = bytes[at]! ^ 0x20; // 'alpha' → 'Alpha'
+    await writeFile(firstRecord, bytes);
+
+    const undone = await undoTransaction({ workspaceId: 'ws', transactionId: first }, { workspace, signal });
+    assert.equal(undone.error?.code, 'io_error');
+    assert.match(undone.error?.message ?? '', /undo record history\/\S+ holds a pre-image of a\.txt that no longer matches the sha256/);
+    assert.ok(undone.error?.message.includes(first));
+    assert.equal((await readFile(path.join(sandbox.root, 'a.txt'), 'utf8')), 'A1\n', 'nothing written');
+
+    const changes = await workspace.sessionChanges(null);
+    assert.ok(changes !== undefined && !changes.ok);
+    assert.equal(changes.error.code, 'io_error');
+    assert.match(changes.error.message, /pre-image of a\.txt/);
+    // The header is whole: the log cannot tell without hashing every pre-image, and lists it as it is.
+    assert.deepEqual((await workspace.transactions(10)).map((entry) => [entry.transactionId, entry.damaged]), [[second, undefined], [first, undefined]]);
+    await workspace.close();
+  });
+});
+
+test('a record written before pre-images had a sha256 still lists, diffs and undoes', async () => {
+  await withSandbox({ 'a.txt': 'a\n', 'b.txt': 'b\n' }, async (sandbox) => {
+    const workspace = await sandbox.open();
+    const { first, firstRecord } = await twoTransactions(sandbox, workspace);
+    const { header, body } = await splitRecord(firstRecord);
+    for (const entry of header.entries) delete entry.before?.sha256;
+    await writeFile(firstRecord, Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), body]));
+
+    assert.equal((await workspace.transactions(10)).find((entry) => entry.transactionId === first)?.damaged, undefined);
+    const changes = await workspace.sessionChanges(null);
+    assert.ok(changes?.ok);
+    assert.deepEqual(changes.value.map((change) => change.path), ['a.txt', 'b.txt']);
+    const undone = await undoTransaction({ workspaceId: 'ws', transactionId: first }, { workspace, signal });
+    assert.equal(undone.status, 'applied', JSON.stringify(undone.error));
+    assert.equal(await readFile(path.join(sandbox.root, 'a.txt'), 'utf8'), 'a\n');
+    await workspace.close();
+  });
+});
 
 test('a record being written (its commit in flight, its intent unsettled in the commit log) is passed over, not called damaged', async () => {
   await withSandbox({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n' }, async (sandbox) => {
