@@ -43,14 +43,16 @@ export function planEdit(path: string, edits: readonly TextEdit[], files: Files,
     current = applySplices(current, located.value.splices, finalNewline);
     reports.push({ index: editIndex, line: located.value.line, tier: located.value.tier, offset: 0 });
   }
-  const after = encodeText((current.bom ? BOM : '') + current.text);
+  const newText = (current.bom ? BOM : '') + current.text;
+  const after = encodeText(newText);
   if (created) {
-    return ok({ op: 'add', path, after, hunks: reports, diff: diffVersions('/dev/null', '', `b/${path}`, current.text), diagnostics: [] });
+    return ok({ op: 'add', path, after, hunks: reports, diff: diffVersions('/dev/null', '', `b/${path}`, newText), diagnostics: [] });
   }
   if (current.text === original.text && edits.some(asksChange)) {
     return fail(alreadyThere(path, `Applying the edits would leave every byte of ${path} as it is: the file already reads as their new text.`));
   }
-  const diff = diffVersions(`a/${path}`, original.text, `b/${path}`, current.text);
+  // The BOM is line 1's, as git shows it.
+  const diff = diffVersions(`a/${path}`, (original.bom ? BOM : '') + original.text, `b/${path}`, newText);
   return ok({ op: 'update', path, after, hunks: reports, diff, diagnostics: [] });
 }
 

@@ -5,17 +5,6 @@ import { endingNear, indexText, lineEnding, TextWriter, type Piece, type TextFil
 import type { LineTier } from './tiers.ts';
 import { fail, ok, type Hunk, type HunkReport, type Result } from './types.ts';
 
-/** One hunk as applied: the lines it replaced (as the file had them) and the lines it wrote, 0-based. */
-export interface AppliedEdit {
-  readonly oldStart: number;
-  readonly oldLines: readonly string[];
-  readonly newStart: number;
-  readonly newLines: readonly string[];
-  /** The hunk as unified-diff lines (` x`, `-x`, `+x`), context spelled as in the file. */
-  readonly diffLines: readonly string[];
-  readonly changed: boolean;
-}
-
 export interface AppliedHunks {
   /**
    * The file as the hunks were applied to it, which `pieces` are runs of: the file given, or,
@@ -27,7 +16,6 @@ export interface AppliedHunks {
   readonly finalNewline: boolean;
   readonly lineCount: number;
   readonly reports: readonly HunkReport[];
-  readonly edits: readonly AppliedEdit[];
 }
 
 const BOM = '\uFEFF';
@@ -275,17 +263,16 @@ interface Target {
 
 function spliceHunks(target: Target, located: readonly Located[], reports: readonly HunkReport[]): AppliedHunks {
   const writer = new TextWriter(target.file);
-  const edits: AppliedEdit[] = [];
   let copied = 0;
   let finalNewline = target.file.finalNewline;
   for (const { hunk, start, length } of located) {
     writer.copy(copied, start);
-    edits.push(writeHunk(hunk, target, start, writer));
+    writeHunk(hunk, target, start, writer);
     copied = start + length;
     if (copied === target.index.length && hunk.finalNewline) finalNewline = hunk.finalNewline.new;
   }
   writer.copy(copied, target.index.length);
-  return { file: target.file, pieces: writer.finish(finalNewline), finalNewline, lineCount: writer.lineCount, reports, edits };
+  return { file: target.file, pieces: writer.finish(finalNewline), finalNewline, lineCount: writer.lineCount, reports };
 }
 
 /**
@@ -294,33 +281,19 @@ function spliceHunks(target: Target, located: readonly Located[], reports: reado
  * line takes the file's own ending where it goes: that of the nearest old line above it in
  * the hunk (below it, for lines added at the hunk's top).
  */
-function writeHunk(hunk: Hunk, target: Target, start: number, writer: TextWriter): AppliedEdit {
-  const { file, index, explicit } = target;
-  const newStart = writer.lineCount;
-  const oldLines: string[] = [];
-  const newLines: string[] = [];
-  const diffLines: string[] = [];
+function writeHunk(hunk: Hunk, target: Target, start: number, writer: TextWriter): void {
+  const { file, explicit } = target;
   let ending = explicit ? '\n' : endingNear(file, start);
   let cursor = start;
   for (const line of hunk.lines) {
     if (line.kind === 'add') {
       writer.add(line.text, line.text.endsWith('\r') ? '\n' : ending);
-      newLines.push(line.text);
-      diffLines.push(`+${line.text}`);
       continue;
     }
-    const current = index.line(cursor);
-    oldLines.push(current);
-    if (line.kind === 'context') {
-      writer.copy(cursor, cursor + 1);
-      newLines.push(current);
-    }
-    diffLines.push(`${line.kind === 'context' ? ' ' : '-'}${current}`);
+    if (line.kind === 'context') writer.copy(cursor, cursor + 1);
     if (!explicit) ending = lineEnding(file, cursor) || ending;
     cursor++;
   }
-  const changed = hunk.lines.some((line) => line.kind !== 'context');
-  return { oldStart: start, oldLines, newStart, newLines, diffLines, changed };
 }
 
 /**

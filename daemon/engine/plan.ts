@@ -6,10 +6,10 @@ import { withoutFileEdges } from './fileEdges.ts';
 import { alreadyThere, engineError } from './errors.ts';
 import { applyHunks, carriesEndings, type AppliedHunks } from './hunks.ts';
 import { loneCarriageReturnError, missesLoneCarriageReturns } from './loneCarriageReturns.ts';
-import { diffEdits, diffWhole } from './receiptDiff.ts';
+import { diffPieces, diffWhole } from './receiptDiff.ts';
 import { planSeries } from './series.ts';
 import { requireAbsent, requireDirectory, requireFile, requireText, sameBytes, type Files } from './snapshots.ts';
-import { assemble, decodeText, encodeText, lineCount, type TextFile } from './text.ts';
+import { assemble, decodeText, encodeText, type TextFile } from './text.ts';
 import { ALL_TIERS, EXACT_ONLY, type LineTier } from './tiers.ts';
 import { fail, ok, type BlobIds, type FilePatch, type Hunk, type ParsedPatch, type Plan, type PlannedFile, type PlanOptions, type Result } from './types.ts';
 
@@ -72,7 +72,7 @@ function planWrite(path: string, content: string, mayReplace: boolean, files: Fi
     return fail(engineError('precondition_required', `${path} exists; a whole-file write replaces it only with expectedSha256 of its current content.`, { path }));
   }
   const before = decodeText(snapshot.bytes, path);
-  const diff = before.ok ? diffWhole(`a/${path}`, before.value.text, `b/${path}`, content) : '';
+  const diff = before.ok ? diffWhole(`a/${path}`, textWithBom(before.value), `b/${path}`, content) : '';
   return ok({ op: 'update', path, after, hunks: [], diff, diagnostics: [] });
 }
 
@@ -96,17 +96,13 @@ function planUpdate({ fromPath, path, hunks, blobs }: HunksOfFile, files: Files,
   const literal = held === 'old' ? asGitWrote(source.value, usable, fromPath, tiers, blobs) : undefined;
   const applied = literal === undefined ? applyHunks(source.value, usable, fromPath, tiers) : ok(literal.applied);
   if (!applied.ok) return applied;
-  const { file, pieces, finalNewline, reports, edits } = applied.value;
+  const { file, pieces, reports } = applied.value;
   const op = fromPath === path ? 'update' : 'rename';
   const after = literal?.after ?? assemble(file, pieces);
   if (op === 'update' && hunks.some(changesLines) && sameBytes(after, bytes.value)) {
     return fail(alreadyThere(path, `Applying the patch would leave every byte of ${path} as it is: the file already reads as its new side.`));
   }
-  const diff = diffEdits(
-    { name: `a/${fromPath}`, lines: lineCount(file), finalNewline: file.finalNewline },
-    { name: `b/${path}`, lines: applied.value.lineCount, finalNewline },
-    edits,
-  );
+  const diff = diffPieces(`a/${fromPath}`, `b/${path}`, file, pieces);
   return ok({ op, path, fromPath: op === 'rename' ? fromPath : undefined, after, hunks: reports, diff, diagnostics: [] });
 }
 
@@ -154,7 +150,7 @@ function planDelete({ path, hunks, mustBeEmpty, blobs }: Extract<FilePatch, { op
     const unfit = mustBeEmpty === true ? deletedAsSaid(path, existing.value, blobs) : undefined;
     if (unfit) return fail(unfit);
     const text = decodeText(existing.value, path);
-    const diff = text.ok ? diffWhole(`a/${path}`, text.value.text, '/dev/null', '') : '';
+    const diff = text.ok ? diffWhole(`a/${path}`, textWithBom(text.value), '/dev/null', '') : '';
     return ok({ op: 'delete', path, after: null, hunks: [], diff, diagnostics: [] });
   }
   const source = requireText(path, files);
@@ -164,6 +160,11 @@ function planDelete({ path, hunks, mustBeEmpty, blobs }: Extract<FilePatch, { op
   if (applied.value.lineCount > 0) {
     return fail(engineError('context_not_found', `The patch deletes ${path} but its removed lines do not cover the whole file.`, { path }));
   }
-  const diff = diffWhole(`a/${path}`, source.value.text, '/dev/null', '');
+  const diff = diffWhole(`a/${path}`, textWithBom(source.value), '/dev/null', '');
   return ok({ op: 'delete', path, after: null, hunks: applied.value.reports, diff, diagnostics: [] });
+}
+
+/** A file's text as git shows it: its BOM, if any, is line 1's. */
+function textWithBom(file: TextFile): string {
+  return file.bom ? `\uFEFF${file.text}` : file.text;
 }

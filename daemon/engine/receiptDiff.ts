@@ -1,22 +1,19 @@
 /**
- * The unified diff shown in a receipt. A hunk's own lines already say what changed, so each
- * applied hunk becomes a diff hunk as is; jsdiff formats them, and diffs whole files (adds,
- * deletes) and hunks that change the final newline, where it writes the markers.
+ * The unified diff shown in a receipt: a faithful git-style diff of the old and new bytes, so
+ * `git apply` of it on the old file gives the new one. Lines are shown as `git diff` shows them:
+ * a CRLF line keeps its CR as content, a BOM is part of line 1, `\ No newline at end of file`
+ * marks an unterminated last line. Hunks come from what the patch changed (no re-diff of whole
+ * files); jsdiff diffs whole contents (adds, deletes, writes) and formats every diff.
  */
 // The module, not the package index, which would load every one of jsdiff's diffs and parsers.
 import { FILE_HEADERS_ONLY, formatPatch, structuredPatch } from 'diff/lib/patch/create.js';
 import type { StructuredPatchHunk } from 'diff';
-import type { AppliedEdit } from './hunks.ts';
+import { lineAt, lineCount, lineEnding, linesIn, pieceText, type Piece, type TextFile } from './text.ts';
 
 const CONTEXT = 3;
+const BOM = '\uFEFF';
 /** jsdiff's edit-distance cap; past it a region is shown as all removed, then all added. */
 const MAX_EDIT_LENGTH = 2_000;
-
-export interface DiffSide {
-  readonly name: string;
-  readonly lines: number;
-  readonly finalNewline: boolean;
-}
 
 /** Diff of two whole contents: adds, deletes, whole-file writes. */
 export function diffWhole(oldName: string, oldText: string, newName: string, newText: string): string {
@@ -90,32 +87,145 @@ export function replaceEverything(oldText: string, newText: string): StructuredP
   };
 }
 
-/** Diff of the applied hunks of an update or rename. */
-export function diffEdits(before: DiffSide, after: DiffSide, edits: readonly AppliedEdit[]): string {
-  const hunks: StructuredPatchHunk[] = [];
-  for (const edit of edits) {
-    if (!edit.changed) continue;
-    const touchesMissingNewline = (edit.oldStart + edit.oldLines.length === before.lines && !before.finalNewline)
-      || (edit.newStart + edit.newLines.length === after.lines && !after.finalNewline);
-    hunks.push(...(touchesMissingNewline ? diffWithMarkers(edit, before, after) : [hunkOf(edit)]));
+/** Old lines `[oldFrom, oldTo)` that the new version replaces with `text`, whose lines start at new line `newFrom`. */
+interface Change {
+  oldFrom: number;
+  oldTo: number;
+  readonly newFrom: number;
+  text: string;
+}
+
+const NO_NEWLINE = '\\ No newline at end of file';
+
+/**
+ * Diff of an update or rename applied by hunks, read off the new version's pieces (runs of old
+ * lines copied byte for byte, and new text): what lies between two runs is a change, so nothing
+ * is diffed and a small edit to a large file costs its own size. Lines are shown as git shows
+ * them (everything but the LF: a CRLF line keeps its CR, the BOM a file keeps apart is line 1's),
+ * so `git apply` of the diff on the old bytes gives the new bytes.
+ */
+export function diffPieces(oldName: string, newName: string, file: TextFile, pieces: readonly Piece[]): string {
+  const { changes, newLength } = changesOf(file, pieces);
+  if (changes.length === 0) return '';
+  if (file.bom && (lineCount(file) === 0 || newLength === 0)) {
+    // The BOM alone is a line to git (without a newline): a side that is nothing else, shown whole.
+    return diffWhole(oldName, BOM + file.text, newName, BOM + pieces.map((piece) => pieceText(file, piece)).join(''));
   }
-  if (hunks.length === 0) return '';
-  return formatPatch({ oldFileName: before.name, newFileName: after.name, oldHeader: undefined, newHeader: undefined, hunks }, FILE_HEADERS_ONLY);
+  if (file.bom) bomOnFirstLine(file, changes);
+  const hunks: StructuredPatchHunk[] = [];
+  for (let first = 0; first < changes.length;) {
+    let last = first;
+    while (last + 1 < changes.length && changes[last + 1]!.oldFrom - changes[last]!.oldTo <= 2 * CONTEXT) last++;
+    hunks.push(hunkOf(file, changes, first, last + 1));
+    first = last + 1;
+  }
+  return formatPatch({ oldFileName: oldName, newFileName: newName, oldHeader: undefined, newHeader: undefined, hunks }, FILE_HEADERS_ONLY);
 }
 
-function hunkOf(edit: AppliedEdit): StructuredPatchHunk {
-  return { oldStart: edit.oldStart + 1, oldLines: edit.oldLines.length, newStart: edit.newStart + 1, newLines: edit.newLines.length, lines: [...edit.diffLines] };
+/** The changes between the runs of `pieces`, in order and apart (at least one old line kept between two), and the new version's line count. */
+function changesOf(file: TextFile, pieces: readonly Piece[]): { changes: Change[]; newLength: number } {
+  const changes: Change[] = [];
+  const length = lineCount(file);
+  let oldAt = 0;
+  let newAt = 0;
+  let text = '';
+  for (const piece of pieces) {
+    if (typeof piece === 'string') {
+      text += piece;
+      continue;
+    }
+    newAt = addChange(changes, oldAt, piece.from, newAt, text) + piece.to - piece.from;
+    oldAt = piece.to;
+    text = '';
+  }
+  // Text after an old last line without a newline starts with the newline that line gained: the line changed.
+  if (text !== '' && oldAt === length && length > 0 && !file.finalNewline) {
+    oldAt--;
+    newAt--;
+    text = lineBytes(file, oldAt) + text;
+  }
+  return { changes, newLength: addChange(changes, oldAt, length, newAt, text) };
 }
 
-function diffWithMarkers(edit: AppliedEdit, before: DiffSide, after: DiffSide): StructuredPatchHunk[] {
-  const oldText = joinSide(edit.oldLines, edit.oldStart + edit.oldLines.length === before.lines && !before.finalNewline);
-  const newText = joinSide(edit.newLines, edit.newStart + edit.newLines.length === after.lines && !after.finalNewline);
-  const patch = structuredPatch('', '', oldText, newText, undefined, undefined, { context: CONTEXT, maxEditLength: MAX_EDIT_LENGTH });
-  if (!patch) return [hunkOf(edit)];
-  return patch.hunks.map((hunk) => ({ ...hunk, oldStart: hunk.oldStart + edit.oldStart, newStart: hunk.newStart + edit.newStart }));
+/** Notes old lines `[oldFrom, oldTo)` replaced by `text` at new line `newFrom`, if that changes anything; returns the new line after it. */
+function addChange(changes: Change[], oldFrom: number, oldTo: number, newFrom: number, text: string): number {
+  if (oldTo === oldFrom && text === '') return newFrom;
+  const last = changes[changes.length - 1];
+  if (last !== undefined && last.oldTo === oldFrom) {
+    last.oldTo = oldTo;
+    last.text += text;
+  } else {
+    changes.push({ oldFrom, oldTo, newFrom, text });
+  }
+  return newFrom + textLines(text);
 }
 
-function joinSide(lines: readonly string[], missingNewline: boolean): string {
-  if (lines.length === 0) return '';
-  return lines.join('\n') + (missingNewline ? '' : '\n');
+/**
+ * Line 1 carries the BOM on both sides. A change at the top that removes lines and adds none, or
+ * adds lines and removes none, moves the BOM onto or off the old line right after it, which then
+ * changes too.
+ */
+function bomOnFirstLine(file: TextFile, changes: Change[]): void {
+  const first = changes[0]!;
+  if (first.oldFrom !== 0 || (first.text !== '' && first.oldTo > 0)) return;
+  first.text += lineBytes(file, first.oldTo);
+  first.oldTo++;
+  const next = changes[1];
+  if (next === undefined || next.oldFrom !== first.oldTo) return;
+  first.oldTo = next.oldTo;
+  first.text += next.text;
+  changes.splice(1, 1);
+}
+
+/** A hunk of `changes[first, end)`, close enough to share context, as git groups them. */
+function hunkOf(file: TextFile, changes: readonly Change[], first: number, end: number): StructuredPatchHunk {
+  const length = lineCount(file);
+  const head = changes[first]!;
+  const from = Math.max(0, head.oldFrom - CONTEXT);
+  const to = Math.min(length, changes[end - 1]!.oldTo + CONTEXT);
+  // The hunk's old lines as git shows them (everything but the LF), decoded in one piece; the kept-apart BOM is line 1's.
+  const old = linesIn(file, from, to, 'raw');
+  if (from === 0 && file.bom) old[0] = BOM + old[0]!;
+  const unterminated = file.finalNewline ? -1 : length - 1 - from;
+  const lines: string[] = [];
+  let newLines = to - from;
+  let at = 0;
+  for (let index = first; index < end; index++) {
+    const change = changes[index]!;
+    pushOld(lines, ' ', old, at, change.oldFrom - from, unterminated);
+    pushOld(lines, '-', old, change.oldFrom - from, change.oldTo - from, unterminated);
+    newLines += pushNew(lines, change.text, change.newFrom === 0 && file.bom) - (change.oldTo - change.oldFrom);
+    at = change.oldTo - from;
+  }
+  pushOld(lines, ' ', old, at, to - from, unterminated);
+  return { oldStart: from + 1, oldLines: to - from, newStart: from + head.newFrom - head.oldFrom + 1, newLines, lines };
+}
+
+/** Lines `[start, end)` of `old` with `prefix`; the marker after line `unterminated`. */
+function pushOld(lines: string[], prefix: string, old: readonly string[], start: number, end: number, unterminated: number): void {
+  for (let index = start; index < end; index++) {
+    lines.push(prefix + old[index]!);
+    if (index === unterminated) lines.push(NO_NEWLINE);
+  }
+}
+
+/** The lines of new text as added lines (the first with the BOM, when it is the file's line 1); returns how many. */
+function pushNew(lines: string[], text: string, bom: boolean): number {
+  if (text === '') return 0;
+  const terminated = text.endsWith('\n');
+  const added = (terminated ? text.slice(0, -1) : text).split('\n');
+  for (let index = 0; index < added.length; index++) lines.push(`+${index === 0 && bom ? BOM : ''}${added[index]!}`);
+  if (!terminated) lines.push(NO_NEWLINE);
+  return added.length;
+}
+
+/** Old line `index` with its ending, as the new version copies it. */
+function lineBytes(file: TextFile, index: number): string {
+  return lineAt(file, index, 'raw') + (lineEnding(file, index) === '' ? '' : '\n');
+}
+
+function textLines(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) count++;
+  return text === '' || text.endsWith('\n') ? count : count + 1;
 }

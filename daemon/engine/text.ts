@@ -395,6 +395,7 @@ export function utf8Length(text: string): number {
   return length;
 }
 
-function pieceText(file: TextFile, piece: Piece): string {
+/** The text of one piece of a new version of `file`. */
+export function pieceText(file: TextFile, piece: Piece): string {
   return typeof piece === 'string' ? piece : file.text.slice(file.starts[piece.from]!, lineEnd(file, piece.to - 1));
 }

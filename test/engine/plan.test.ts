@@ -157,11 +157,11 @@ test('binary targets are refused, never rewritten', () => {
   assert.equal(rejected(result), 'binary_file');
 });
 
-test('the receipt diff shows each hunk as it applied, numbered in the file', () => {
+test('the receipt diff shows each change with three lines of context, numbered in the file', () => {
   const lines = Array.from({ length: 1000 }, (_, index) => `line ${index}`);
   const result = plan([{ op: 'update', path: 'big', hunks: [hunk(' line 500\n-line 501\n+changed', { oldStart: 501 })] }], { big: file(`${lines.join('\n')}\n`) });
   assert.ok(result.ok);
-  assert.equal(result.value.files[0]!.diff, '--- a/big\n+++ b/big\n@@ -501,2 +501,2 @@\n line 500\n-line 501\n+changed\n');
+  assert.equal(result.value.files[0]!.diff, '--- a/big\n+++ b/big\n@@ -499,7 +499,7 @@\n line 498\n line 499\n line 500\n-line 501\n+changed\n line 502\n line 503\n line 504\n');
 });
 
 test('whole-file writes create, and replace only when the caller pinned the content', () => {
