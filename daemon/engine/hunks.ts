@@ -103,14 +103,9 @@ interface LocateContext extends Indexes {
 
 function locateHunk(hunk: Hunk, from: number, shift: number, context: LocateContext): Result<{ start: number; tier: LineTier }> {
   const { index, path, hunkIndex, tiers } = context;
-  let searchFrom = from;
-  for (const anchor of hunk.anchors) {
-    const found = findAnchor(context.anchors, anchor, searchFrom, tiers);
-    if (!found) {
-      return fail(engineError('context_not_found', `The @@ anchor ${JSON.stringify(anchor)} of hunk ${hunkIndex + 1} is not in ${path}${searchFrom > 0 ? ` after line ${searchFrom}` : ''}.`, { path, hunkIndex }));
-    }
-    searchFrom = found.index + 1;
-  }
+  const anchored = followAnchors(hunk, from, context);
+  if (!anchored.ok) return anchored;
+  const searchFrom = anchored.value === undefined ? from : anchored.value.index + 1;
   const hint = hunk.oldStart === undefined ? undefined : hunk.oldStart - 1 + shift;
   const old = sideLines(hunk, 'old');
   if (old.length === 0) {
@@ -127,10 +122,53 @@ function locateHunk(hunk: Hunk, from: number, shift: number, context: LocateCont
   }
   if (outcome.kind === 'missing' && hunk.edgesYield === true) return beyondEdges(hunk, from, shift, context);
   if (outcome.kind === 'ambiguous') {
-    const lines = outcome.starts.map((start) => start + 1).join(', ');
-    return fail(engineError('ambiguous_context', `Hunk ${hunkIndex + 1} of ${path} matches at several places (lines ${lines}${outcome.starts.length >= 5 ? ', …' : ''}).`, { path, hunkIndex }));
+    const start = anchored.value === undefined ? undefined : onlyOneInReach(outcome.starts, anchored.value, context);
+    if (start !== undefined) return endsAsSaid(hunk, context) ?? ok({ start, tier: outcome.tier });
+    const lines = outcome.starts.map((at) => at + 1).join(', ');
+    const after = anchored.value === undefined ? '' : `, even after its @@ anchor${hunk.anchors.length > 1 ? 's' : ''} (the last at line ${anchored.value.index + 1}); add context lines that tell them apart`;
+    return fail(engineError('ambiguous_context', `Hunk ${hunkIndex + 1} of ${path} matches at several places (lines ${lines}${outcome.starts.length >= 5 ? ', …' : ''})${after}.`, { path, hunkIndex }));
   }
   return fail(explainMissing(old, hunk, searchFrom, context));
+}
+
+/** Where the last `@@` anchor of a hunk was found, and how. */
+interface FoundAnchor {
+  readonly text: string;
+  readonly index: number;
+  readonly tier: LineTier;
+}
+
+/**
+ * Codex / V4A `@@` anchors, outermost first: each is the first line matching it after the
+ * previous one (after `from` for the first), and the hunk is searched after the last. An anchor
+ * found nowhere there is `context_not_found`. Undefined for a hunk without anchors.
+ */
+function followAnchors(hunk: Hunk, from: number, { anchors, path, hunkIndex, tiers }: LocateContext): Result<FoundAnchor | undefined> {
+  let last: FoundAnchor | undefined;
+  for (const text of hunk.anchors) {
+    const searchFrom = last === undefined ? from : last.index + 1;
+    const found = findAnchor(anchors, text, searchFrom, tiers);
+    if (!found) {
+      return fail(engineError('context_not_found', `The @@ anchor ${JSON.stringify(text)} of hunk ${hunkIndex + 1} is not in ${path}${searchFrom > 0 ? ` after line ${searchFrom}` : ''}.`, { path, hunkIndex }));
+    }
+    last = { text, ...found };
+  }
+  return ok(last);
+}
+
+/**
+ * The anchor binds the hunk to the lines it heads: up to the next line like it (at the tier it
+ * was found at), where another copy of that block begins. Of several matches after the anchor,
+ * the one that is alone in that reach is the one the patch means — so stacked anchors (`@@ class
+ * A:` then `@@ def run(self):`) pick a block that is repeated further down, as the apply_patch
+ * guidance tells models to write them. Two matches in the reach stay ambiguous. `starts`:
+ * ascending, the first few matches.
+ */
+function onlyOneInReach(starts: readonly number[], anchor: FoundAnchor, context: LocateContext): number | undefined {
+  const next = findAnchor(context.anchors, anchor.text, anchor.index + 1, [anchor.tier]);
+  const reach = next === undefined ? context.index.length : next.index;
+  const [first, second] = starts;
+  return first !== undefined && first < reach && (second === undefined || second >= reach) ? first : undefined;
 }
 
 /** A hunk whose marker says the file ends without a final newline (or with one) must find it so, as `git apply` does. */
