@@ -6,6 +6,7 @@ import { withoutFileEdges } from './fileEdges.ts';
 import { alreadyThere, engineError } from './errors.ts';
 import { applyHunks, carriesEndings, type AppliedHunks } from './hunks.ts';
 import { loneCarriageReturnError, missesLoneCarriageReturns } from './loneCarriageReturns.ts';
+import { findPathConflict } from './pathConflicts.ts';
 import { diffPieces, diffWhole } from './receiptDiff.ts';
 import { planSeries } from './series.ts';
 import { requireAbsent, requireDirectory, requireFile, requireText, sameBytes, type Files } from './snapshots.ts';
@@ -21,8 +22,14 @@ export function planPatch(parsed: ParsedPatch, files: Files, options: PlanOption
   }
   if (parsed.series !== undefined) {
     const net = planSeries(parsed, parsed.series, files, (filePatch, state) => planFileOrExplain(filePatch, state, tiers), (filePatch, state) => planFile(filePatch, state, tiers));
-    return net.ok ? ok({ dialect: parsed.dialect, files: net.value, diagnostics: parsed.diagnostics, ignoredMetadata: parsed.ignoredMetadata }) : net;
+    if (!net.ok) return net;
+    const conflict = findPathConflict(net.value);
+    return conflict ? fail(conflict) : ok({ dialect: parsed.dialect, files: net.value, diagnostics: parsed.diagnostics, ignoredMetadata: parsed.ignoredMetadata });
   }
+  // Before any file is planned, so the patch's own contradiction is what is reported. (A series
+  // may take a path away in one part and reuse it in another: its net effect is checked above.)
+  const conflict = findPathConflict(parsed.files);
+  if (conflict) return fail(conflict);
   const planned: PlannedFile[] = [];
   for (const filePatch of parsed.files) {
     const result = planFileOrExplain(filePatch, files, tiers);
