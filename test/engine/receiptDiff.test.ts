@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'node:test';
+import fc from 'fast-check';
 import { parsePatch, planPatch, requiredPaths, type FileSnapshot, type PatchInput, type PlannedFile } from '../../daemon/engine/index.ts';
 
 const BOM = '\uFEFF';
@@ -235,4 +236,60 @@ test('adds, deletes and whole-file writes: git apply of the receipt diff gives t
     }
   }
   assertFaithful(cases);
+});
+
+/** A random file (unique lines, each ending LF or CRLF, maybe no final newline, maybe a BOM) and random changes to it. */
+const randomCase = fc.record({
+  endings: fc.array(fc.constantFrom('\n', '\r\n'), { minLength: 1, maxLength: 30 }),
+  finalNewline: fc.boolean(),
+  bom: fc.boolean(),
+  /** `at` -1: at the end of the file. */
+  changes: fc.array(fc.record({ at: fc.integer({ min: -1, max: 40 }), removed: fc.nat({ max: 3 }), added: fc.nat({ max: 3 }), context: fc.nat({ max: 3 }) }), { minLength: 1, maxLength: 3 }),
+  dialect: fc.constantFrom('codex', 'v4a'),
+});
+
+/** The envelope or V4A patch of `changes` (apart, in order) to lines `l0…`: context as given, no CRs; a hunk of added lines only goes at the end. */
+type RandomChange = { at: number; removed: number; added: number; context: number };
+
+function randomPatch(path: string, count: number, spec: readonly RandomChange[], dialect: string): PatchInput {
+  const lines = Array.from({ length: count }, (_, index) => `l${index}`);
+  const chunks: string[] = [];
+  let free = 0;
+  for (const [number, { at, removed, added, context }] of spec.entries()) {
+    const from = at < 0 ? count : free + (at % Math.max(1, count - free + 1));
+    const to = Math.min(count, from + removed);
+    if (from < free || from > count || (to === from && added === 0)) continue;
+    const before = Math.min(from - free, context);
+    const after = Math.min(count - to, context);
+    if (before + (to - from) + after === 0 && from < count) continue;
+    chunks.push('@@', ...lines.slice(from - before, from).map((line) => ` ${line}`), ...lines.slice(from, to).map((line) => `-${line}`));
+    chunks.push(...Array.from({ length: added }, (_, index) => `+new ${number}.${index}`), ...lines.slice(to, to + after).map((line) => ` ${line}`));
+    free = to + after;
+  }
+  if (chunks.length === 0) chunks.push('@@', `-${lines[0]}`, '+first');
+  return dialect === 'codex'
+    ? { patch: ['*** Begin Patch', `*** Update File: ${path}`, ...chunks, '*** End Patch'].join('\n') + '\n', format: 'codex' }
+    : { operations: [{ type: 'update_file', path, diff: chunks.join('\n') + '\n' }], format: 'v4a' };
+}
+
+test('random files and hunks: git apply of every receipt diff gives the bytes written (one git run for the lot)', () => {
+  const cases = fc.sample(randomCase, { numRuns: 150, seed: 20261129 }).map((random, index): Case => {
+    const { endings, finalNewline, bom, changes, dialect } = random;
+    const text = endings.map((ending, line) => `l${line}${ending}`).join('');
+    const before = (bom ? BOM : '') + (finalNewline ? text : text.replace(/\r?\n$/, ''));
+    const path = `r${index}.txt`;
+    return { name: `random ${index} ${JSON.stringify(random)}`, path, before, input: randomPatch(path, endings.length, changes, dialect) };
+  });
+  assertFaithful(cases);
+});
+
+test('at the file\'s edges a line the hunk leaves alone can change, and shows as git diff shows it', () => {
+  const envelopeOf = (path: string, body: readonly string[]): PatchInput => ({ patch: ['*** Begin Patch', `*** Update File: ${path}`, '@@', ...body, '*** End Patch'].join('\n') + '\n', format: 'codex' });
+  const hunkOf = (before: string, ...body: string[]) => planCase({ name: 'edge', path: 'f', before, input: envelopeOf('f', body) }).file.diff.split('\n').slice(2).join('\n');
+  // Lines appended after a last line without a newline: that line gains one.
+  assert.equal(hunkOf('a\nb', ' b', '+c'), '@@ -1,2 +1,3 @@\n a\n-b\n\\ No newline at end of file\n+b\n+c\n\\ No newline at end of file\n');
+  // The last line deleted from a file without a final newline: the line before it loses its newline.
+  assert.equal(hunkOf('a\nb\nc', '-c'), '@@ -1,3 +1,2 @@\n a\n-b\n-c\n\\ No newline at end of file\n+b\n\\ No newline at end of file\n');
+  // A line inserted above line 1 of a BOM file: the BOM moves onto it.
+  assert.equal(hunkOf(`${BOM}a\nb\n`, '+z', ' a'), `@@ -1,2 +1,3 @@\n-${BOM}a\n+${BOM}z\n+a\n b\n`);
 });
