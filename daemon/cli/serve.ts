@@ -61,15 +61,30 @@ export async function serve(args: readonly string[], wire: Writable, runtime: Pi
   }
   const log = createLogger(process.stderr, settings.logLevel);
   const registry = createRegistry({ ...runtime, taskTimeoutMs: settings.taskTimeoutMs, log, stateRoot: settings.stateRoot });
-  // A rejection nobody handles is a bug in patchd: say so in one log line and exit non-zero (as Node would), never carry on unaware.
-  process.on('unhandledRejection', (reason) => {
-    log.error('unhandled rejection (a bug in patchd)', describeError(reason));
-    process.exit(70);
-  });
+  exitOnFault(log);
   if (socket !== undefined) return serveSocket(socket, registry, log);
   serveStdio(registry, wire, log);
   log.info('serving', { pid: process.pid, taskTimeoutMs: settings.taskTimeoutMs, stateRoot: settings.stateRoot });
   return undefined;
+}
+
+/** The exit code after a fault in patchd itself (EX_SOFTWARE). */
+export const INTERNAL_FAULT_EXIT_CODE = 70;
+
+/**
+ * A rejection nobody handles, or an exception nobody catches, is a bug in patchd: say so in one
+ * log line (the stack inside it, never as loose lines on stderr) and exit 70, never carry on
+ * unaware — nor exit 1 with Node's own dump, which a parent cannot tell from a usage error.
+ */
+function exitOnFault(log: Logger): void {
+  process.on('unhandledRejection', (reason) => {
+    log.error('unhandled rejection (a bug in patchd)', describeError(reason));
+    process.exit(INTERNAL_FAULT_EXIT_CODE);
+  });
+  process.on('uncaughtException', (error) => {
+    log.error('uncaught exception (a bug in patchd)', describeError(error));
+    process.exit(INTERNAL_FAULT_EXIT_CODE);
+  });
 }
 
 /** The exit code after input that cannot be split into frames (EX_DATAERR): the parent should restart the daemon. */

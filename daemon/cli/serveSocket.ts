@@ -23,6 +23,8 @@ export async function serveSocket(path: string, registry: WorkspaceRegistry, log
       process.exit(0);
     });
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => stop(signal));
+    // However the process ends (a fault exits 70 from anywhere), the socket file goes with it.
+    process.once('exit', () => removeSocketFile(path));
     log.info('serving', { pid: process.pid, socket: path });
     return undefined;
   } catch (error) {

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import {
   CancellationTokenSource, createMessageConnection,
-  type CancellationToken, type Logger as RpcLogger, type MessageConnection, type MessageReader, type MessageWriter,
+  type CancellationToken, type Logger as RpcLogger, type MessageConnection, type MessageReader, type MessageWriter, type ResponseMessage,
 } from 'vscode-jsonrpc/node';
 import {
   ApproveRequest, ApproveResultSchema, BatchReceiptProgress, ExitNotification, FileChangedNotification, FileReceiptProgress,
@@ -112,9 +112,10 @@ function sessionOutput(connection: MessageConnection, log: Logger): SessionOutpu
 
 /** Reads frames (see `streamReader.ts`), answering malformed ones itself (see `frameGuard.ts`). */
 function guardedReader(input: NodeJS.ReadableStream, writer: MessageWriter, log: Logger): MessageReader {
-  return new FrameGuardReader(new FramedStreamReader(input), (response) => {
+  const send = (response: ResponseMessage): void => {
     writer.write(response).catch((error: unknown) => log.warn('could not answer a malformed frame', describeError(error)));
-  });
+  };
+  return new FrameGuardReader(new FramedStreamReader(input), { send, log });
 }
 
 interface RouteState {

@@ -3,20 +3,33 @@
  * is not a JSON-RPC message gets -32600 (both with `id: null` unless one can be read). The
  * connection keeps reading after either: a bad body in a sound frame never ends the session
  * (a broken frame header does, see `streamReader.ts`).
+ *
+ * It also keeps from vscode-jsonrpc what it would choke on: a `$/` notification it reads itself
+ * whose params it cannot use is dropped (a notification gets no reply) and logged.
  */
-import { Message, type DataCallback, type Disposable, type MessageReader, type ResponseMessage } from 'vscode-jsonrpc';
+import { Message, type DataCallback, type Disposable, type MessageReader, type NotificationMessage, type ResponseMessage } from 'vscode-jsonrpc';
 import { RpcErrorCodes } from '../../protocol/index.ts';
+import type { Logger } from './logger.ts';
 import { UnreadableBodyError } from './streamReader.ts';
 
 export type SendResponse = (response: ResponseMessage) => void;
 
+export interface FrameGuardOptions {
+  /** Sends the guard's own replies (they bypass the connection). */
+  readonly send: SendResponse;
+  readonly log: Logger;
+}
+
 export class FrameGuardReader implements MessageReader {
   readonly #inner: MessageReader;
   readonly #send: SendResponse;
+  readonly #log: Logger;
+  #droppedNotifications = 0;
 
-  constructor(inner: MessageReader, send: SendResponse) {
+  constructor(inner: MessageReader, { send, log }: FrameGuardOptions) {
     this.#inner = inner;
     this.#send = send;
+    this.#log = log;
     inner.onError((error) => {
       if (error instanceof UnreadableBodyError) send(errorResponse(null, RpcErrorCodes.ParseError, error.message));
     });
@@ -36,22 +49,57 @@ export class FrameGuardReader implements MessageReader {
 
   listen(callback: DataCallback): Disposable {
     return this.#inner.listen((message) => {
-      if (isWellFormed(message)) callback(message);
-      else this.#send(errorResponse(idOf(message), RpcErrorCodes.InvalidRequest, 'Invalid request: not a JSON-RPC 2.0 request, notification or response.'));
+      if (!isWellFormed(message)) {
+        this.#send(errorResponse(idOf(message), RpcErrorCodes.InvalidRequest, 'Invalid request: not a JSON-RPC 2.0 request, notification or response.'));
+        return;
+      }
+      if (Message.isNotification(message) && !hasUsableParams(message)) return this.#drop(message);
+      callback(message);
     });
   }
 
   dispose(): void {
     this.#inner.dispose();
   }
+
+  /** A malformed notification is dropped; the first of a connection is logged as a warning, later ones at debug level (no flood). */
+  #drop({ method }: NotificationMessage): void {
+    this.#droppedNotifications += 1;
+    const fields = { method, why: BUILT_IN_NOTIFICATIONS.get(method)?.needs };
+    if (this.#droppedNotifications === 1) this.#log.warn('ignored a notification whose params are unusable (later ones from this client are logged at debug level)', fields);
+    else this.#log.debug('ignored a notification whose params are unusable', fields);
+  }
 }
 
 function isWellFormed(message: Message): boolean {
-  if (Message.isRequest(message) || Message.isResponse(message)) return true;
-  if (!Message.isNotification(message)) return false;
-  // vscode-jsonrpc reads `params.id` / `params.token` of these without checking.
-  const needsParams = message.method === '$/cancelRequest' || message.method === '$/progress';
-  return !needsParams || (typeof message.params === 'object' && message.params !== null);
+  return Message.isRequest(message) || Message.isResponse(message) || Message.isNotification(message);
+}
+
+type JsonObject = { readonly [key: string]: unknown };
+
+const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A JSON-RPC id vscode-jsonrpc can key by (`null` it refuses with a throw). */
+const isId = (value: unknown): value is string | number => typeof value === 'string' || typeof value === 'number';
+
+/**
+ * The `$/` notifications vscode-jsonrpc reads itself, ahead of any handler of ours, and what each
+ * must carry (`lib/common/connection.js`). A cancel's `params.id` becomes its request-queue key
+ * inside the reader's data callback: a missing or null id throws there, out of the input
+ * stream's `data` event, and would kill the daemon. `$/progress` reads `params.token` (or a
+ * positional `[token, value]`); `$/logTrace` reads `params.message` while tracing. `$/setTrace`
+ * is only ever sent by vscode-jsonrpc, never read, so it needs no check.
+ */
+const BUILT_IN_NOTIFICATIONS = new Map<string, { readonly needs: string; readonly usable: (params: unknown) => boolean }>([
+  ['$/cancelRequest', { needs: 'params {id: number | string}', usable: (params) => isObject(params) && isId(params.id) }],
+  ['$/progress', {
+    needs: 'params {token: number | string, value}',
+    usable: (params) => (isObject(params) && isId(params.token)) || (Array.isArray(params) && params.length === 2 && isId(params[0])),
+  }],
+  ['$/logTrace', { needs: 'params {message: string}', usable: (params) => isObject(params) && typeof params.message === 'string' }],
+]);
+
+function hasUsableParams(message: NotificationMessage): boolean {
+  return BUILT_IN_NOTIFICATIONS.get(message.method)?.usable(message.params) ?? true;
 }
 
 function idOf(message: Message): string | number | null {

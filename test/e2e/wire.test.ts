@@ -193,3 +193,48 @@ test('on the shared socket, a broken client stream drops that client, not the da
   }
   assert.ok(!logRecords(daemon.stderr).some((record) => record.level === 'error'), daemon.stderr);
 });
+
+/** `$/` notifications vscode-jsonrpc reads itself, with params it cannot use (a cancel with no id used to kill the daemon). */
+const UNUSABLE_NOTIFICATIONS: readonly object[] = [
+  ...[{}, { id: null }, [], [1, 2], { id: {} }, { id: true }, null, 'x'].map((params) => ({ jsonrpc: '2.0', method: '$/cancelRequest', params })),
+  { jsonrpc: '2.0', method: '$/cancelRequest' },
+  ...[null, [], [1], { value: 1 }].map((params) => ({ jsonrpc: '2.0', method: '$/progress', params })),
+  { jsonrpc: '2.0', method: '$/progress' },
+  { jsonrpc: '2.0', method: '$/logTrace', params: [] },
+];
+const framed = (messages: readonly object[]): string => messages.map((message) => frame(JSON.stringify(message))).join('');
+
+test('a $/ notification with unusable params is ignored without a reply, logged once; the request before it and after it are answered', HANG_GUARD, async () => {
+  await using daemon = new RawDaemon();
+  // All in one write: the good requests on either side are read in the same turn as the bad notifications.
+  daemon.write(`${initialize}${framed(UNUSABLE_NOTIFICATIONS)}${nextRequest}`);
+  await daemon.waitFor((reply) => reply.id === 2 && reply.result !== undefined);
+  assert.ok(daemon.frames.some((reply) => reply.id === 1 && reply.result !== undefined));
+  const later = await daemon.request(3, 'initialize', {});
+  assert.ok(later.result !== undefined, 'still serving');
+  assert.equal(daemon.frames.length, 3, `no reply to any notification: ${JSON.stringify(daemon.frames)}`);
+  daemon.child.stdin.end();
+  assert.equal((await daemon.exited).code, 0, daemon.stderr);
+  const records = logRecords(daemon.stderr);
+  assert.equal(records.filter((record) => record.level === 'warn' && /ignored a notification/.test(record.msg)).length, 1, daemon.stderr);
+  assert.ok(!records.some((record) => record.level === 'error'), daemon.stderr);
+});
+
+test('on the shared socket, a cancel with no id from one client neither drops the daemon nor its other clients', HANG_GUARD, async () => {
+  await using daemon = await SocketDaemon.start();
+  const bystander = await daemon.connect();
+  const culprit = rawSocketClient(daemon.socket);
+  culprit.socket.write(`${initialize}${framed(UNUSABLE_NOTIFICATIONS)}${nextRequest}`);
+  while (!culprit.frames.some((reply) => reply.id === 2)) await new Promise((resolve) => culprit.socket.once('data', resolve));
+  assert.deepEqual(culprit.frames.map((reply) => reply.id), [1, 2], 'the culprit is still served, and its notifications got no reply');
+  const tree = createTempTree({ 'a.txt': 'a\n' });
+  try {
+    const workspace = await bystander.openWorkspace(tree.root);
+    assert.equal((await workspace.read('a.txt')).content, 'a\n');
+  } finally {
+    tree[Symbol.dispose]();
+  }
+  culprit.socket.end();
+  assert.equal(daemon.child.exitCode, null, 'the daemon still runs');
+  assert.ok(!logRecords(daemon.stderr).some((record) => record.level === 'error'), daemon.stderr);
+});
