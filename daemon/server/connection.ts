@@ -9,12 +9,12 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import {
   CancellationTokenSource, createMessageConnection,
-  type CancellationToken, type Logger as RpcLogger, type MessageConnection, type MessageReader, type MessageWriter, type ResponseMessage,
+  type CancellationToken, type Logger as RpcLogger, type MessageConnection, type MessageWriter, type ResponseMessage,
 } from 'vscode-jsonrpc/node';
 import {
   ApproveRequest, ApproveResultSchema, BatchReceiptProgress, ExitNotification, FileChangedNotification, FileReceiptProgress,
 } from '../../protocol/index.ts';
-import { FrameGuardReader } from './frameGuard.ts';
+import { FrameGuardReader, reportingAnswers } from './frameGuard.ts';
 import { BrokenStreamError } from './frameSplitter.ts';
 import { FrameWriter } from './frameWriter.ts';
 import { PatchdHandlers, type SessionOutput } from './handlers.ts';
@@ -54,7 +54,7 @@ export function serveConnection(options: ConnectionOptions): ServerConnection {
   reader.onError((error) => {
     if (error instanceof BrokenStreamError) brokenStream = error.message;
   });
-  const connection = createMessageConnection(reader, writer, rpcLogger(log));
+  const connection = createMessageConnection(reader, reportingAnswers(writer, reader), rpcLogger(log));
   const handlers = new PatchdHandlers({ registry: options.registry, sessionId: randomUUID(), log, output: sessionOutput(connection, log) });
   const session = new AbortController();
   const inFlight = new Set<Promise<unknown>>();
@@ -110,10 +110,10 @@ function sessionOutput(connection: MessageConnection, log: Logger): SessionOutpu
   };
 }
 
-/** Reads frames (see `streamReader.ts`), answering malformed ones itself (see `frameGuard.ts`). */
-function guardedReader(input: NodeJS.ReadableStream, writer: MessageWriter, log: Logger): MessageReader {
+/** Reads frames (see `streamReader.ts`), answering malformed ones and reused ids itself (see `frameGuard.ts`). */
+function guardedReader(input: NodeJS.ReadableStream, writer: MessageWriter, log: Logger): FrameGuardReader {
   const send = (response: ResponseMessage): void => {
-    writer.write(response).catch((error: unknown) => log.warn('could not answer a malformed frame', describeError(error)));
+    writer.write(response).catch((error: unknown) => log.warn('could not send an error reply', describeError(error)));
   };
   return new FrameGuardReader(new FramedStreamReader(input), { send, log });
 }

@@ -5,9 +5,16 @@
  * (a broken frame header does, see `streamReader.ts`).
  *
  * It also keeps from vscode-jsonrpc what it would choke on: a `$/` notification it reads itself
- * whose params it cannot use is dropped (a notification gets no reply) and logged.
+ * whose params it cannot use is dropped (a notification gets no reply) and logged; a request
+ * whose id is that of a request still in flight gets -32600 at once. vscode-jsonrpc keys its
+ * queue and its cancellation by `String(id)`, so such a request would silently take the place
+ * of the first (which then never runs, or never answers) — and 9 and "9", two ids to JSON-RPC,
+ * are one to it. An id is in flight from when its request is read until its response is
+ * written (`answered`).
  */
-import { Message, type DataCallback, type Disposable, type MessageReader, type NotificationMessage, type ResponseMessage } from 'vscode-jsonrpc';
+import {
+  Message, type DataCallback, type Disposable, type MessageReader, type MessageWriter, type NotificationMessage, type ResponseMessage,
+} from 'vscode-jsonrpc';
 import { RpcErrorCodes } from '../../protocol/index.ts';
 import type { Logger } from './logger.ts';
 import { UnreadableBodyError } from './streamReader.ts';
@@ -25,6 +32,8 @@ export class FrameGuardReader implements MessageReader {
   readonly #send: SendResponse;
   readonly #log: Logger;
   #droppedNotifications = 0;
+  /** `String(id)` of every request passed on and not yet answered. */
+  readonly #inFlight = new Set<string>();
 
   constructor(inner: MessageReader, { send, log }: FrameGuardOptions) {
     this.#inner = inner;
@@ -54,8 +63,26 @@ export class FrameGuardReader implements MessageReader {
         return;
       }
       if (Message.isNotification(message) && !hasUsableParams(message)) return this.#drop(message);
+      if (Message.isRequest(message)) {
+        const key = String(message.id);
+        if (this.#inFlight.has(key)) {
+          this.#send(errorResponse(message.id, RpcErrorCodes.InvalidRequest, `Invalid request: id ${JSON.stringify(message.id)} is already in use by a request in flight.`));
+          return;
+        }
+        this.#inFlight.add(key);
+      }
       callback(message);
     });
+  }
+
+  /** The response to request `id` was written (or failed to be): the id is free again. */
+  answered(id: string | number | null): void {
+    if (id !== null) this.#inFlight.delete(String(id));
+  }
+
+  /** Requests read and passed on whose responses are not written yet. */
+  get unanswered(): number {
+    return this.#inFlight.size;
   }
 
   dispose(): void {
@@ -69,6 +96,28 @@ export class FrameGuardReader implements MessageReader {
     if (this.#droppedNotifications === 1) this.#log.warn('ignored a notification whose params are unusable (later ones from this client are logged at debug level)', fields);
     else this.#log.debug('ignored a notification whose params are unusable', fields);
   }
+}
+
+/**
+ * The connection's writer, telling `guard` when each response has been written (or failed to
+ * be), so that its id is free again. The guard's own replies bypass it: they answer a frame
+ * the connection never saw.
+ */
+export function reportingAnswers(writer: MessageWriter, guard: FrameGuardReader): MessageWriter {
+  return {
+    onError: writer.onError,
+    onClose: writer.onClose,
+    write: (message) => {
+      const written = writer.write(message);
+      if (Message.isResponse(message)) {
+        const answered = (): void => guard.answered(message.id);
+        written.then(answered, answered);
+      }
+      return written;
+    },
+    end: () => writer.end(),
+    dispose: () => writer.dispose(),
+  };
 }
 
 function isWellFormed(message: Message): boolean {

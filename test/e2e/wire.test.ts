@@ -5,7 +5,9 @@
  */
 import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { FrameReader, type JsonRpcFrame } from '../helpers/frames.ts';
 import { RawDaemon } from '../helpers/rawDaemon.ts';
@@ -237,4 +239,52 @@ test('on the shared socket, a cancel with no id from one client neither drops th
   culprit.socket.end();
   assert.equal(daemon.child.exitCode, null, 'the daemon still runs');
   assert.ok(!logRecords(daemon.stderr).some((record) => record.level === 'error'), daemon.stderr);
+});
+
+describe('request ids', () => {
+  const isResponse = (id: string | number) => (reply: JsonRpcFrame) => reply.id === id && reply.method === undefined;
+
+  test('a request reusing the id of one in flight gets -32600 at once (9 and "9" are one id to vscode-jsonrpc); the first runs and answers, then the id is free', HANG_GUARD, async () => {
+    const tree = createTempTree({ 'a.txt': 'a\n' });
+    await using daemon = new RawDaemon();
+    try {
+      await daemon.request(1, 'initialize', {});
+      const opened = await daemon.request(2, 'workspace/open', { root: tree.root, options: { approval: 'always' } });
+      const { workspaceId } = opened.result as { workspaceId: string };
+      // Held in flight, deterministically, until the test answers the daemon's patch/approve.
+      daemon.send({ jsonrpc: '2.0', id: 9, method: 'patch/apply', params: { workspaceId, patch: '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n' } });
+      const ask = await daemon.waitFor((frame) => frame.method === 'patch/approve');
+      daemon.send({ jsonrpc: '2.0', id: '9', method: 'initialize', params: {} });
+      daemon.send({ jsonrpc: '2.0', id: 9, method: 'workspace/close', params: { workspaceId } });
+      for (const id of ['9', 9]) {
+        const refused = await daemon.waitFor(isResponse(id));
+        assert.equal(refused.error?.code, -32600, JSON.stringify(refused));
+        assert.match(refused.error?.message ?? '', /already in use by a request in flight/);
+      }
+      daemon.send({ jsonrpc: '2.0', id: ask.id, result: { approved: true } });
+      const applied = await daemon.waitFor((reply) => isResponse(9)(reply) && reply.result !== undefined);
+      assert.equal((applied.result as { status: string }).status, 'applied');
+      assert.equal(readFileSync(join(tree.root, 'a.txt'), 'utf8'), 'b\n');
+      daemon.send({ jsonrpc: '2.0', id: '9', method: 'file/read', params: { workspaceId, path: 'a.txt' } });
+      const reused = await daemon.waitFor((reply) => isResponse('9')(reply) && reply.error === undefined);
+      assert.equal((reused.result as { content: string }).content, 'b\n', 'the id is free once answered');
+      assert.equal(daemon.frames.filter((reply) => isResponse(9)(reply)).length, 2, 'one refusal and one receipt for id 9');
+    } finally {
+      tree[Symbol.dispose]();
+    }
+  });
+
+  test('shutdown then initialize with the same id, in one write: shutdown runs, the second is refused, both answered', HANG_GUARD, async () => {
+    await using daemon = new RawDaemon();
+    await daemon.request(1, 'initialize', {});
+    daemon.write(framed([{ jsonrpc: '2.0', id: 20, method: 'shutdown' }, { jsonrpc: '2.0', id: 20, method: 'initialize', params: {} }]));
+    const refused = await daemon.waitFor((reply) => isResponse(20)(reply) && reply.error !== undefined);
+    assert.equal(refused.error?.code, -32600);
+    const shutdown = await daemon.waitFor((reply) => isResponse(20)(reply) && reply.error === undefined);
+    assert.equal(shutdown.result, null);
+    const after = await daemon.request(21, 'initialize', {});
+    assert.equal(after.error?.data?.code, 'shutting_down', 'shutdown did run');
+    daemon.send({ jsonrpc: '2.0', method: 'exit' });
+    assert.equal((await daemon.exited).code, 0, daemon.stderr);
+  });
 });
