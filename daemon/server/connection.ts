@@ -2,17 +2,17 @@
  * The JSON-RPC wiring of one client connection (the only import of `vscode-jsonrpc/node`):
  * frames in, validated dispatch to the handlers, progress, notifications and responses out,
  * failures turned into JSON-RPC errors. Each request gets an AbortSignal that fires when the
- * client cancels it or when the connection closes — so a client that goes away mid-patch
- * releases every lock it held.
+ * client cancels it or goes away (its output closes) — so a client that goes away mid-patch
+ * releases every lock it held. A client that only ends its input is still answered.
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import {
   CancellationTokenSource, createMessageConnection,
-  type CancellationToken, type Logger as RpcLogger, type MessageConnection, type MessageWriter, type ResponseMessage,
+  type CancellationToken, type Logger as RpcLogger, type MessageConnection, type MessageWriter, type NotificationMessage, type ResponseMessage,
 } from 'vscode-jsonrpc/node';
 import {
-  ApproveRequest, ApproveResultSchema, BatchReceiptProgress, ExitNotification, FileChangedNotification, FileReceiptProgress,
+  ApproveRequest, ApproveResultSchema, ExitNotification, FileChangedNotification, ProgressNotification,
 } from '../../protocol/index.ts';
 import { FrameGuardReader, reportingAnswers } from './frameGuard.ts';
 import { BrokenStreamError } from './frameSplitter.ts';
@@ -55,59 +55,132 @@ export function serveConnection(options: ConnectionOptions): ServerConnection {
     if (error instanceof BrokenStreamError) brokenStream = error.message;
   });
   const connection = createMessageConnection(reader, reportingAnswers(writer, reader), rpcLogger(log));
-  const handlers = new PatchdHandlers({ registry: options.registry, sessionId: randomUUID(), log, output: sessionOutput(connection, log) });
-  const session = new AbortController();
+  const ending = new SessionEnding();
+  const output = sessionOutput(connection, writer, ending.inputEnded, log);
+  const handlers = new PatchdHandlers({ registry: options.registry, sessionId: randomUUID(), log, output });
   const inFlight = new Set<Promise<unknown>>();
-  routeRequests(connection, createDispatch(handlers), { log, inFlight, session: session.signal });
+  routeRequests(connection, createDispatch(handlers), { log, inFlight, session: ending.clientGone });
   connection.onNotification(ExitNotification.type, () => options.onExit());
   connection.onError(([error]) => {
     if (!(error instanceof BrokenStreamError)) log.warn('connection error', describeError(error));
   });
-  const ending = endOfSession(session);
-  const closed = ending.ended
-    .then(() => drain(inFlight))
-    .then(() => handlers.dispose())
-    .then(() => ({ brokenStream }));
-  // A disposed connection fires no close event, so dispose ends the session itself.
-  connection.onClose(ending.end);
+  reader.onClose(() => ending.endInput());
+  writer.onClose(() => ending.loseClient());
+  writer.onError(() => ending.loseClient());
+  const closed = (async (): Promise<SessionEnd> => {
+    await Promise.race([aborted(ending.clientGone), aborted(ending.inputEnded).then(() => reader.allAnswered())]);
+    ending.loseClient();
+    await drain(inFlight);
+    await handlers.dispose();
+    return { brokenStream };
+  })();
   connection.listen();
   const dispose = (): void => {
     connection.dispose();
-    ending.end();
+    ending.loseClient();
   };
   return { closed, dispose };
 }
 
-/** The session ends once: its requests' signals abort, then `ended` resolves. */
-function endOfSession(session: AbortController): { readonly ended: Promise<void>; readonly end: () => void } {
-  let resolve!: () => void;
-  const ended = new Promise<void>((done) => (resolve = done));
-  return {
-    ended,
-    end: () => {
-      session.abort();
-      resolve();
-    },
-  };
+/**
+ * How a session ends. Its input ending (or breaking) is the client saying it has nothing more to
+ * ask, not that it stopped listening: every request already read still runs and is answered
+ * (`printf FRAMES | patchd serve`), then the session ends. Its output closing or failing is the
+ * client gone: nothing can be answered any more, so every request is aborted (releasing its
+ * locks) and the session ends at once; `dispose` does the same. On a socket both come together:
+ * the client's end also ends the socket's own side (`allowHalfOpen` is off), which then closes.
+ */
+class SessionEnding {
+  readonly #input = new AbortController();
+  readonly #client = new AbortController();
+
+  /** Aborts once nothing more will be read: a `patch/approve` still unanswered never will be. */
+  get inputEnded(): AbortSignal {
+    return this.#input.signal;
+  }
+
+  /** Aborts once the client cannot be answered (or the connection was disposed): every request stops. */
+  get clientGone(): AbortSignal {
+    return this.#client.signal;
+  }
+
+  endInput(): void {
+    this.#input.abort();
+  }
+
+  loseClient(): void {
+    this.#input.abort();
+    this.#client.abort();
+  }
 }
 
-function sessionOutput(connection: MessageConnection, log: Logger): SessionOutput {
+function aborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+/**
+ * Progress and notifications go straight to the writer, in order with the responses: once the
+ * input has ended vscode-jsonrpc refuses to send anything but responses ("Connection is
+ * closed"), yet a request read before the end still streams its receipts before its answer.
+ */
+function sessionOutput(connection: MessageConnection, writer: MessageWriter, inputEnded: AbortSignal, log: Logger): SessionOutput {
+  const notify = (method: string, params: object): Promise<void> => writer.write({ jsonrpc: '2.0', method, params } as NotificationMessage);
+  const endOfInput = new AbortWatch(inputEnded);
   return {
-    fileProgress: (token, value) => connection.sendProgress(FileReceiptProgress, token, value),
-    batchProgress: (token, value) => connection.sendProgress(BatchReceiptProgress, token, value),
+    fileProgress: (token, value) => notify(ProgressNotification.method, { token, value }),
+    batchProgress: (token, value) => notify(ProgressNotification.method, { token, value }),
     fileChanged: (params) => {
-      connection.sendNotification(FileChangedNotification.type, params).catch((error: unknown) => log.debug('file/changed not sent', describeError(error)));
+      notify(FileChangedNotification.method, params).catch((error: unknown) => log.debug('file/changed not sent', describeError(error)));
     },
     approve: async (params, signal) => {
+      if (inputEnded.aborted) throw new InputEndedError();
       const cancellation = new CancellationTokenSource();
-      signal.addEventListener('abort', () => cancellation.cancel(), { once: true });
+      const cancel = (): void => cancellation.cancel();
+      signal.addEventListener('abort', cancel, { once: true });
+      const unanswerable = endOfInput.watch(() => new InputEndedError());
       try {
-        return ApproveResultSchema.parse(await connection.sendRequest(ApproveRequest.type, params, cancellation.token));
+        return ApproveResultSchema.parse(await Promise.race([connection.sendRequest(ApproveRequest.type, params, cancellation.token), unanswerable.rejected]));
       } finally {
+        unanswerable.stop();
+        signal.removeEventListener('abort', cancel);
         cancellation.dispose();
       }
     },
   };
+}
+
+/**
+ * Promises that reject when a long-lived signal aborts, all through one listener on it: a
+ * listener per watch would pile up on the signal (and past 10, Node prints a plain-text warning).
+ */
+class AbortWatch {
+  readonly #waiting = new Set<() => void>();
+
+  constructor(signal: AbortSignal) {
+    signal.addEventListener('abort', () => {
+      for (const reject of this.#waiting) reject();
+      this.#waiting.clear();
+    }, { once: true });
+  }
+
+  /** `rejected` rejects with `reason()` once the signal aborts, unless `stop` was called first. */
+  watch(reason: () => Error): { readonly rejected: Promise<never>; readonly stop: () => void } {
+    let reject!: () => void;
+    const rejected = new Promise<never>((_resolve, fail) => (reject = () => fail(reason())));
+    rejected.catch(() => {});
+    this.#waiting.add(reject);
+    return { rejected, stop: () => this.#waiting.delete(reject) };
+  }
+}
+
+/** Why a `patch/approve` gets no answer: the client's input (its side of the conversation) ended. */
+class InputEndedError extends Error {
+  override readonly name = 'InputEndedError';
+
+  constructor() {
+    super('the client closed its input, so it cannot answer');
+  }
 }
 
 /** Reads frames (see `streamReader.ts`), answering malformed ones and reused ids itself (see `frameGuard.ts`). */
@@ -121,7 +194,7 @@ function guardedReader(input: NodeJS.ReadableStream, writer: MessageWriter, log:
 interface RouteState {
   readonly log: Logger;
   readonly inFlight: Set<Promise<unknown>>;
-  /** Aborts when the connection closes. */
+  /** Aborts when the client is gone (see `SessionEnding`). */
   readonly session: AbortSignal;
 }
 
@@ -143,20 +216,9 @@ function routeRequests(connection: MessageConnection, dispatch: Dispatch, { log,
   });
 }
 
-/**
- * Waits until requests already received are answered. Input that ends right after its last
- * frame (`printf … | patchd serve`) closes before vscode-jsonrpc has dispatched those frames
- * (it does so a few event-loop turns later), so idle turns are counted too.
- */
+/** Waits until every request handler has settled (those still starting included). */
 async function drain(inFlight: ReadonlySet<Promise<unknown>>): Promise<void> {
-  for (let idleTurns = 0; idleTurns < 10; ) {
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    if (inFlight.size === 0) idleTurns += 1;
-    else {
-      idleTurns = 0;
-      await Promise.allSettled([...inFlight]);
-    }
-  }
+  while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
 }
 
 /**

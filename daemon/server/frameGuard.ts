@@ -34,6 +34,7 @@ export class FrameGuardReader implements MessageReader {
   #droppedNotifications = 0;
   /** `String(id)` of every request passed on and not yet answered. */
   readonly #inFlight = new Set<string>();
+  #whenAllAnswered: (() => void)[] = [];
 
   constructor(inner: MessageReader, { send, log }: FrameGuardOptions) {
     this.#inner = inner;
@@ -78,11 +79,13 @@ export class FrameGuardReader implements MessageReader {
   /** The response to request `id` was written (or failed to be): the id is free again. */
   answered(id: string | number | null): void {
     if (id !== null) this.#inFlight.delete(String(id));
+    if (this.#inFlight.size === 0) for (const wake of this.#whenAllAnswered.splice(0)) wake();
   }
 
-  /** Requests read and passed on whose responses are not written yet. */
-  get unanswered(): number {
-    return this.#inFlight.size;
+  /** Resolves once every request read so far has its response written. */
+  allAnswered(): Promise<void> {
+    if (this.#inFlight.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#whenAllAnswered.push(resolve));
   }
 
   dispose(): void {

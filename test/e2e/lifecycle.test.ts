@@ -2,6 +2,8 @@
 import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { DaemonExitedError, FORMATS, PatchClient, RpcError } from '../../client/index.ts';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +11,14 @@ import { RawDaemon } from '../helpers/rawDaemon.ts';
 import { RUNAWAY_DAEMON } from '../helpers/runawayDaemon.ts';
 import { RUNAWAY_PATCH } from '../helpers/runawayWorker.ts';
 import { createTempTree } from '../helpers/tempTree.ts';
+
+/** Messages as consecutive frames, for one write. */
+function framed(messages: readonly object[]): Buffer {
+  return Buffer.concat(messages.map((message) => {
+    const body = Buffer.from(JSON.stringify(message), 'utf8');
+    return Buffer.concat([Buffer.from(`Content-Length: ${body.length}\r\n\r\n`, 'ascii'), body]);
+  }));
+}
 
 describe('lifecycle', () => {
   test('initialize reports the server, protocol version 1 and every format but auto', async () => {
@@ -98,6 +108,57 @@ describe('lifecycle', () => {
     daemon.child.stdin.end();
     assert.deepEqual(await daemon.exited, { code: 0, signal: null });
     assert.deepEqual(daemon.frames.map((frame) => [frame.id, frame.error === undefined]), [[1, true], [2, true]]);
+  });
+
+  test('requests written together with the end of the input (printf FRAMES | patchd serve) all run and are answered, then exit 0', async () => {
+    using tree = createTempTree({ 'a.txt': 'a\n' });
+    const daemon = new RawDaemon();
+    const opened = await daemon.request(1, 'workspace/open', { root: tree.root });
+    const { workspaceId } = opened.result as { workspaceId: string };
+    const creates = Array.from({ length: 20 }, (_, index) => ({
+      jsonrpc: '2.0', id: 100 + index, method: 'patch/apply',
+      params: { workspaceId, operations: [{ type: 'create_file', path: `new${index}.txt`, diff: '+x\n' }] },
+    }));
+    // Its progress is sent after the input ended, still ahead of its response.
+    const streamed = { jsonrpc: '2.0', id: 200, method: 'patch/apply', params: { workspaceId, patch: '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n', partialResultToken: 'p' } };
+    daemon.child.stdin.end(framed([...creates, streamed]));
+    assert.deepEqual(await daemon.exited, { code: 0, signal: null }, daemon.stderr);
+    for (const { id } of [...creates, streamed]) {
+      const replies = daemon.frames.filter((frame) => frame.id === id);
+      assert.equal(replies.length, 1, `one answer to ${id}: ${JSON.stringify(replies)}`);
+      assert.equal((replies[0]!.result as { status?: string } | undefined)?.status, 'applied', JSON.stringify(replies[0]));
+    }
+    for (let index = 0; index < 20; index += 1) assert.ok(existsSync(join(tree.root, `new${index}.txt`)), `new${index}.txt was created`);
+    const progress = daemon.frames.findIndex((frame) => frame.method === '$/progress' && (frame.params as { token?: unknown }).token === 'p');
+    assert.ok(progress >= 0 && progress < daemon.frames.findIndex((frame) => frame.id === 200), 'the file receipt came before the response');
+    assert.deepEqual(daemon.violations, []);
+  });
+
+  test('a single request written with the end of the input is run and answered', async () => {
+    using tree = createTempTree({ 'a.txt': 'a\n' });
+    const daemon = new RawDaemon();
+    const opened = await daemon.request(1, 'workspace/open', { root: tree.root });
+    const { workspaceId } = opened.result as { workspaceId: string };
+    daemon.child.stdin.end(framed([{ jsonrpc: '2.0', id: 2, method: 'patch/apply', params: { workspaceId, patch: '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n' } }]));
+    assert.deepEqual(await daemon.exited, { code: 0, signal: null }, daemon.stderr);
+    assert.equal((daemon.frames.find((frame) => frame.id === 2)?.result as { status?: string } | undefined)?.status, 'applied');
+    assert.equal(readFileSync(join(tree.root, 'a.txt'), 'utf8'), 'b\n');
+  });
+
+  test('a patch waiting for approval when the input ends is declined at once (nobody is left to answer), then exit 0', async () => {
+    using tree = createTempTree({ 'a.txt': 'a\n' });
+    const daemon = new RawDaemon();
+    const opened = await daemon.request(1, 'workspace/open', { root: tree.root, options: { approval: 'always' } });
+    const { workspaceId } = opened.result as { workspaceId: string };
+    daemon.send({ jsonrpc: '2.0', id: 2, method: 'patch/apply', params: { workspaceId, patch: '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n' } });
+    await daemon.waitFor((frame) => frame.method === 'patch/approve');
+    daemon.child.stdin.end();
+    assert.deepEqual(await daemon.exited, { code: 0, signal: null }, daemon.stderr);
+    const receipt = daemon.frames.find((frame) => frame.id === 2)?.result as { status: string; error?: { code: string; message: string } };
+    assert.equal(receipt.status, 'rejected');
+    assert.equal(receipt.error?.code, 'declined');
+    assert.match(receipt.error?.message ?? '', /closed its input/);
+    assert.equal(readFileSync(join(tree.root, 'a.txt'), 'utf8'), 'a\n');
   });
 
   test('pending calls reject with DaemonExitedError the moment the daemon is killed', async () => {
