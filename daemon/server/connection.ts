@@ -16,9 +16,11 @@ import {
 } from '../../protocol/index.ts';
 import { FrameGuardReader, reportingAnswers } from './frameGuard.ts';
 import { BrokenStreamError } from './frameSplitter.ts';
+import { RequestCancelledError } from './failures.ts';
 import { FrameWriter } from './frameWriter.ts';
 import { PatchdHandlers, type SessionOutput } from './handlers.ts';
 import { describeError, type Logger } from './logger.ts';
+import { OUTPUT_LIMITS, OutputThrottle, type OutputLimits, type Release } from './outputThrottle.ts';
 import type { WorkspaceRegistry } from './registry.ts';
 import { createDispatch, type Dispatch } from './router.ts';
 import { toResponseError } from './rpcErrors.ts';
@@ -31,6 +33,8 @@ export interface ConnectionOptions {
   readonly log: Logger;
   /** The client sent `exit`. */
   readonly onExit: () => void;
+  /** Bounds on what a client that stops reading may cost (tests set small ones); default `OUTPUT_LIMITS`. */
+  readonly outputLimits?: OutputLimits;
 }
 
 /** How a session ended. */
@@ -48,8 +52,11 @@ export interface ServerConnection {
 
 export function serveConnection(options: ConnectionOptions): ServerConnection {
   const { log } = options;
-  const writer = new FrameWriter(options.output);
-  const reader = guardedReader(options.input, writer, log);
+  const throttle = new OutputThrottle(options.outputLimits ?? OUTPUT_LIMITS);
+  const writer = new FrameWriter(options.output, throttle);
+  const frames = new FramedStreamReader(options.input);
+  const reader = guardedReader(frames, writer, log);
+  throttleInput(throttle, frames, log);
   let brokenStream: string | undefined;
   reader.onError((error) => {
     if (error instanceof BrokenStreamError) brokenStream = error.message;
@@ -59,7 +66,7 @@ export function serveConnection(options: ConnectionOptions): ServerConnection {
   const output = sessionOutput(connection, writer, ending.inputEnded, log);
   const handlers = new PatchdHandlers({ registry: options.registry, sessionId: randomUUID(), log, output });
   const inFlight = new Set<Promise<unknown>>();
-  routeRequests(connection, createDispatch(handlers), { log, inFlight, session: ending.clientGone });
+  routeRequests(connection, createDispatch(handlers), { log, inFlight, throttle, session: ending.clientGone });
   connection.onNotification(ExitNotification.type, () => options.onExit());
   connection.onError(([error]) => {
     if (!(error instanceof BrokenStreamError)) log.warn('connection error', describeError(error));
@@ -184,29 +191,48 @@ class InputEndedError extends Error {
 }
 
 /** Reads frames (see `streamReader.ts`), answering malformed ones and reused ids itself (see `frameGuard.ts`). */
-function guardedReader(input: NodeJS.ReadableStream, writer: MessageWriter, log: Logger): FrameGuardReader {
+function guardedReader(frames: FramedStreamReader, writer: MessageWriter, log: Logger): FrameGuardReader {
   const send = (response: ResponseMessage): void => {
     writer.write(response).catch((error: unknown) => log.warn('could not send an error reply', describeError(error)));
   };
-  return new FrameGuardReader(new FramedStreamReader(input), { send, log });
+  return new FrameGuardReader(frames, { send, log });
+}
+
+/** While the client leaves too much output unread, its input is not read either (see `outputThrottle.ts`). */
+function throttleInput(throttle: OutputThrottle, frames: FramedStreamReader, log: Logger): void {
+  throttle.onChange((over) => {
+    log.debug(over ? 'output backlog over the limit: reading paused' : 'output backlog taken: reading resumed', { unsentBytes: throttle.unsentBytes });
+    if (over) frames.pause();
+    else frames.resume();
+  });
 }
 
 interface RouteState {
   readonly log: Logger;
   readonly inFlight: Set<Promise<unknown>>;
+  /** Holds a request back while the output is over its limit or too many run (see `outputThrottle.ts`). */
+  readonly throttle: OutputThrottle;
   /** Aborts when the client is gone (see `SessionEnding`). */
   readonly session: AbortSignal;
 }
 
 /** Every request goes through the validated dispatch; every failure through `rpcErrors.ts`. */
-function routeRequests(connection: MessageConnection, dispatch: Dispatch, { log, inFlight, session }: RouteState): void {
+function routeRequests(connection: MessageConnection, dispatch: Dispatch, { log, inFlight, throttle, session }: RouteState): void {
   const signals = new RequestSignals(session);
   connection.onRequest((method, params, token) => {
     const started = performance.now();
     const { signal, release } = signals.open(token);
-    const work = dispatch(method, params, signal)
+    let givePlaceBack: Release = () => {};
+    const work = throttle.acquire(signal)
+      .then((place) => {
+        givePlaceBack = place;
+        // Cancelled, or its client gone, before it could start: it is answered without running.
+        if (signal.aborted) throw new RequestCancelledError();
+        return dispatch(method, params, signal);
+      })
       .catch((error: unknown) => Promise.reject(toResponseError(error, log)))
       .finally(() => {
+        givePlaceBack();
         release();
         inFlight.delete(work);
         log.debug('request', { method, ms: Math.round(performance.now() - started) });

@@ -4,6 +4,7 @@
  * the body, takes a negative Content-Length as a length, and buffers an endless header or a
  * giant body without bound: the daemon then never answers again. Here a stream that cannot be
  * split into frames stops: the reader fires a `BrokenStreamError`, then closes, and reads no more.
+ * `pause` stops reading (the stream, and frames already split), `resume` goes on where it was.
  */
 import { AbstractMessageReader, Disposable, type DataCallback, type Message } from 'vscode-jsonrpc';
 import { BrokenStreamError, FrameSplitter } from './frameSplitter.ts';
@@ -17,6 +18,10 @@ export class FramedStreamReader extends AbstractMessageReader {
   readonly #input: NodeJS.ReadableStream;
   readonly #splitter = new FrameSplitter();
   #closed = false;
+  #paused = false;
+  /** The input ended while paused: frames still buffered are delivered on resume, then it closes. */
+  #endWhenResumed = false;
+  #callback: DataCallback | undefined;
   #stopListening: () => void = () => {};
 
   constructor(input: NodeJS.ReadableStream) {
@@ -25,6 +30,7 @@ export class FramedStreamReader extends AbstractMessageReader {
   }
 
   listen(callback: DataCallback): Disposable {
+    this.#callback = callback;
     const onData = (chunk: Buffer | string) => this.#read(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk, callback);
     const onEnd = () => this.#end();
     const onError = (error: Error) => this.fireError(error);
@@ -39,11 +45,36 @@ export class FramedStreamReader extends AbstractMessageReader {
     });
   }
 
+  /** Stops reading: no frame is delivered, and no byte read, until `resume`. */
+  pause(): void {
+    if (this.#closed || this.#paused) return;
+    this.#paused = true;
+    this.#input.pause();
+  }
+
+  resume(): void {
+    if (!this.#paused) return;
+    this.#paused = false;
+    if (this.#closed) return;
+    if (this.#callback !== undefined) this.#deliverBuffered(this.#callback);
+    if (this.#paused) return;
+    if (this.#endWhenResumed) this.#end();
+    else this.#input.resume();
+  }
+
   #read(chunk: Buffer, callback: DataCallback): void {
     if (this.#closed) return;
     this.#splitter.append(chunk);
+    this.#deliverBuffered(callback);
+  }
+
+  #deliverBuffered(callback: DataCallback): void {
     try {
-      for (let body = this.#splitter.next(); body !== undefined; body = this.#splitter.next()) this.#deliver(body, callback);
+      while (!this.#paused && !this.#closed) {
+        const body = this.#splitter.next();
+        if (body === undefined) return;
+        this.#deliver(body, callback);
+      }
     } catch (error) {
       if (!(error instanceof BrokenStreamError)) throw error;
       this.#break(error);
@@ -63,6 +94,10 @@ export class FramedStreamReader extends AbstractMessageReader {
 
   #end(): void {
     if (this.#closed) return;
+    if (this.#paused) {
+      this.#endWhenResumed = true;
+      return;
+    }
     if (this.#splitter.midFrame) this.#break(new BrokenStreamError('the input ended inside a frame'));
     else this.#close();
   }
