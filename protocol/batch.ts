@@ -17,10 +17,10 @@ import { WorkspaceIdSchema } from './workspace.ts';
 export { DEFAULT_BATCH_CONCURRENCY, MAX_BATCH_CONCURRENCY, MAX_BATCH_PATCHES } from './constants.ts';
 
 /** One patch of a batch: `patch`, `operations` or `edits`, with the options `patch/apply` takes. */
-export const BatchPatchSchema = z.object({ ...PatchInputSchema.shape, ...PatchOptionsSchema.shape }).refine(hasOnePatchInput, ONE_PATCH_INPUT);
+export const BatchPatchSchema = z.strictObject({ ...PatchInputSchema.shape, ...PatchOptionsSchema.shape }).refine(hasOnePatchInput, ONE_PATCH_INPUT);
 
 /** Params of `patch/applyBatch`. */
-export const ApplyBatchParamsSchema = z.object({
+export const ApplyBatchParamsSchema = z.strictObject({
   workspaceId: WorkspaceIdSchema,
   patches: z.array(BatchPatchSchema).min(1).max(MAX_BATCH_PATCHES),
   /** Patches in flight at once (default {@link DEFAULT_BATCH_CONCURRENCY}). */

@@ -6,7 +6,7 @@ import { defineNotification, defineRequest } from './define.ts';
 import { MAX_PATH_CHARS, WorkspaceIdSchema } from './workspace.ts';
 
 /** Params of `file/read`. */
-export const ReadFileParamsSchema = z.object({
+export const ReadFileParamsSchema = z.strictObject({
   workspaceId: WorkspaceIdSchema,
   /** Workspace-relative path, normalised like patch paths. */
   path: z.string().min(1).max(MAX_PATH_CHARS),

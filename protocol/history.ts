@@ -14,7 +14,7 @@ import { MAX_PATH_CHARS, WorkspaceIdSchema } from './workspace.ts';
 export const TransactionIdSchema = z.string().min(1).max(200);
 
 /** Params of `patch/undo`. */
-export const UndoParamsSchema = z.object({
+export const UndoParamsSchema = z.strictObject({
   workspaceId: WorkspaceIdSchema,
   /** The transaction to undo (a receipt's `transactionId`; an undo's own id redoes). */
   transactionId: TransactionIdSchema,
@@ -23,7 +23,7 @@ export const UndoParamsSchema = z.object({
 });
 
 /** Params of `session/diff`. */
-export const SessionDiffParamsSchema = z.object({
+export const SessionDiffParamsSchema = z.strictObject({
   workspaceId: WorkspaceIdSchema,
   /**
    * Exclusive: the window is every transaction committed after this one. Without it, every
@@ -64,7 +64,7 @@ export const SessionDiffResultSchema = z.object({
 });
 
 /** Params of `transaction/list`. */
-export const ListTransactionsParamsSchema = z.object({
+export const ListTransactionsParamsSchema = z.strictObject({
   workspaceId: WorkspaceIdSchema,
   /** Most transactions to return (default 50). */
   limit: z.number().int().min(1).max(10_000).optional(),

@@ -16,6 +16,12 @@
  * | `transaction/list` | `ListTransactionsParams` | `ListTransactionsResult` |
  * | `shutdown`         | —                      | `null`                |
  *
+ * The params of every request the daemon takes are strict objects: an unknown key (a misspelled
+ * `dryrun`) is -32602 naming it, never silently ignored. Except `initialize`'s: the handshake is
+ * where a newer client learns the daemon's `protocolVersion`, so it must get through to an older
+ * daemon whatever the client adds to it. What the daemon sends (results, notifications,
+ * `patch/approve` params) stays open to added fields, for the same reason the other way round.
+ *
  * Notifications: `exit` (client → daemon); `$/progress` with a `FileReceipt` (`patch/apply`)
  * or a `BatchReceipt` (`patch/applyBatch`), and `file/changed` (daemon → client). Request
  * daemon → client: `patch/approve` (`ApproveParams` → `ApproveResult`).

@@ -16,13 +16,17 @@ import { defineNotification0, defineRequest, defineRequest0 } from './define.ts'
 /** The protocol version this package speaks (`initialize.protocolVersion`). */
 export const PROTOCOL_VERSION = 1;
 
-/** Who is calling; logged by the daemon, otherwise informational. */
+/** Who is calling; logged by the daemon, otherwise informational. Open to added fields, like {@link InitializeParamsSchema}. */
 export const ClientInfoSchema = z.object({
   name: z.string().max(200),
   version: z.string().max(200).optional(),
 });
 
-/** Params of `initialize`. */
+/**
+ * Params of `initialize`. Unlike every other request's, open: keys it does not know are dropped,
+ * not refused, so that a newer client (sending, say, capabilities) can still complete the
+ * handshake with an older daemon and read its `protocolVersion`.
+ */
 export const InitializeParamsSchema = z.object({
   clientInfo: ClientInfoSchema.optional(),
 });

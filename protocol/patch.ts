@@ -18,7 +18,7 @@ export { MAX_STRIP } from './constants.ts';
 const PathSchema = z.string().max(MAX_PATH_CHARS);
 
 /** One OpenAI V4A operation; `diff` is omitted for `delete_file`. */
-export const V4AOperationSchema = z.object({
+export const V4AOperationSchema = z.strictObject({
   type: z.enum(['create_file', 'update_file', 'delete_file']),
   path: PathSchema,
   diff: z.string().optional(),
@@ -111,7 +111,7 @@ export const ONE_PATCH_INPUT = { message: 'send exactly one of `patch`, `operati
 
 /** Params of `patch/apply`. Exactly one of `patch`, `operations` and `edits` is required. */
 export const ApplyParamsSchema = z
-  .object({
+  .strictObject({
     workspaceId: WorkspaceIdSchema,
     ...PatchInputSchema.shape,
     ...PatchOptionsSchema.shape,

@@ -18,17 +18,17 @@ export const PathGlobSchema = z.string().min(1).max(1000);
 export const ApprovalPolicySchema = z.union([
   z.literal('never'),
   z.literal('always'),
-  z.object({ ask: z.array(PathGlobSchema).max(100).optional(), deny: z.array(PathGlobSchema).max(100).optional() }),
+  z.strictObject({ ask: z.array(PathGlobSchema).max(100).optional(), deny: z.array(PathGlobSchema).max(100).optional() }),
 ]);
 
 /** An opaque workspace handle returned by `workspace/open`. */
 export const WorkspaceIdSchema = z.string().min(1).max(200);
 
 /** Params of `workspace/open`. */
-export const OpenWorkspaceParamsSchema = z.object({
+export const OpenWorkspaceParamsSchema = z.strictObject({
   /** Directory to open; relative paths resolve against the daemon's working directory. */
   root: z.string().min(1).max(MAX_PATH_CHARS),
-  options: z.object({
+  options: z.strictObject({
     /**
      * Which of this client's patches need its consent (`patch/approve`) before they are
      * written: `never` (default), `always`, or those touching a path matching an `ask` glob.
@@ -65,7 +65,7 @@ export const OpenWorkspaceResultSchema = z.object({
 });
 
 /** Params of `workspace/close`. */
-export const CloseWorkspaceParamsSchema = z.object({
+export const CloseWorkspaceParamsSchema = z.strictObject({
   workspaceId: WorkspaceIdSchema,
 });
 

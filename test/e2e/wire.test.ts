@@ -64,6 +64,17 @@ describe('wire robustness', () => {
     await alive();
   });
 
+  test('a misspelled param is -32602 naming it, and nothing is written (dryrun for dryRun must never apply)', async () => {
+    const patch = '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n';
+    const reply = await daemon.request(13, 'patch/apply', { workspaceId, patch, dryrun: true });
+    assert.equal(reply.error?.code, -32602, JSON.stringify(reply));
+    assert.equal(reply.error?.data?.code, 'invalid_params');
+    assert.match(reply.error?.message ?? '', /Unrecognized key: "dryrun"/);
+    const nested = await daemon.request(14, 'patch/applyBatch', { workspaceId, patches: [{ patch, dryrun: true }] });
+    assert.match(nested.error?.message ?? '', /patches\.0: Unrecognized key: "dryrun"/);
+    await alive();
+  });
+
   test('an unknown workspace gets -32602 with data.code unknown_workspace', async () => {
     const reply = await daemon.request(20, 'patch/apply', { workspaceId: 'ws_nope', patch: 'x' });
     assert.equal(reply.error?.code, -32602);
