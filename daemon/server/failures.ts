@@ -3,6 +3,7 @@
  * errors by `rpcErrors.ts`. A patch that cannot be applied is never one of these.
  */
 import type { EngineError } from '../engine/index.ts';
+import { quoteClipped } from './echo.ts';
 
 /**
  * The `workspaceId` is not open (for this client) — or `closedWhileWaiting`: it was open when
@@ -29,7 +30,7 @@ export class UnknownWorkspaceError extends Error {
 export class MethodNotFoundError extends Error {
   override readonly name = 'MethodNotFoundError';
   constructor(readonly method: string) {
-    super(`Unknown method ${JSON.stringify(method)}.`);
+    super(`Unknown method ${quoteClipped(method)}.`);
   }
 }
 

@@ -16,6 +16,7 @@ import {
   Message, type DataCallback, type Disposable, type MessageReader, type MessageWriter, type NotificationMessage, type ResponseMessage,
 } from 'vscode-jsonrpc';
 import { RpcErrorCodes } from '../../protocol/index.ts';
+import { quoteClipped } from './echo.ts';
 import type { Logger } from './logger.ts';
 import { UnreadableBodyError } from './streamReader.ts';
 
@@ -67,7 +68,7 @@ export class FrameGuardReader implements MessageReader {
       if (Message.isRequest(message)) {
         const key = String(message.id);
         if (this.#inFlight.has(key)) {
-          this.#send(errorResponse(message.id, RpcErrorCodes.InvalidRequest, `Invalid request: id ${JSON.stringify(message.id)} is already in use by a request in flight.`));
+          this.#send(errorResponse(message.id, RpcErrorCodes.InvalidRequest, `Invalid request: id ${quoteClipped(message.id)} is already in use by a request in flight.`));
           return;
         }
         this.#inFlight.add(key);

@@ -14,6 +14,7 @@ import { StateDirError } from '../workspace/stateDir.ts';
 import {
   FileRequestError, MethodNotFoundError, RequestCancelledError, ShuttingDownError, UnknownTransactionError, UnknownWorkspaceError,
 } from './failures.ts';
+import { clip, quoteClipped } from './echo.ts';
 import { describeError, type Logger } from './logger.ts';
 
 export function toResponseError(error: unknown, log: Logger): ResponseError<RpcErrorData | undefined> {
@@ -57,8 +58,19 @@ function fileError({ error }: FileRequestError): ResponseError<RpcErrorData> {
   return invalidParams(error.message, data);
 }
 
+/** The longest issue message told (zod's own are shorter; longer ones echo what the client sent). */
+const MAX_ISSUE_MESSAGE_CHARS = 300;
+
+/** Each issue's path and message, with what they echo of the params (keys, values) cut short (see `echo.ts`). */
 function issuesOf(error: ZodError): { path: string; message: string }[] {
-  return error.issues.slice(0, 100).map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
+  return error.issues.slice(0, 100).map((issue) => ({ path: issue.path.map((segment) => clip(String(segment))).join('.'), message: messageOf(issue) }));
+}
+
+function messageOf(issue: ZodError['issues'][number]): string {
+  if (issue.code !== 'unrecognized_keys') return clip(issue.message, MAX_ISSUE_MESSAGE_CHARS);
+  const { keys } = issue;
+  const more = keys.length > 5 ? ` and ${keys.length - 5} more` : '';
+  return `Unrecognized key${keys.length === 1 ? '' : 's'}: ${keys.slice(0, 5).map(quoteClipped).join(', ')}${more}`;
 }
 
 function summarizeIssues(error: ZodError): string {
