@@ -74,13 +74,7 @@ export function serveConnection(options: ConnectionOptions): ServerConnection {
   reader.onClose(() => ending.endInput());
   writer.onClose(() => ending.loseClient());
   writer.onError(() => ending.loseClient());
-  const closed = (async (): Promise<SessionEnd> => {
-    await Promise.race([aborted(ending.clientGone), aborted(ending.inputEnded).then(() => reader.allAnswered())]);
-    ending.loseClient();
-    await drain(inFlight);
-    await handlers.dispose();
-    return { brokenStream };
-  })();
+  const closed = sessionOver(ending, reader, inFlight).then(() => handlers.dispose()).then(() => ({ brokenStream }));
   connection.listen();
   const dispose = (): void => {
     connection.dispose();
@@ -119,6 +113,16 @@ class SessionEnding {
     this.#input.abort();
     this.#client.abort();
   }
+}
+
+/**
+ * Resolves once the session is over: its client gone, or its input ended and every request read
+ * answered. Whatever still runs then has nobody to answer, so it is aborted, and waited for.
+ */
+async function sessionOver(ending: SessionEnding, reader: FrameGuardReader, inFlight: ReadonlySet<Promise<unknown>>): Promise<void> {
+  await Promise.race([aborted(ending.clientGone), aborted(ending.inputEnded).then(() => reader.allAnswered())]);
+  ending.loseClient();
+  await drain(inFlight);
 }
 
 function aborted(signal: AbortSignal): Promise<void> {
