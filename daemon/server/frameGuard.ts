@@ -35,7 +35,7 @@ export class FrameGuardReader implements MessageReader {
   #droppedNotifications = 0;
   /** `String(id)` of every request passed on and not yet answered. */
   readonly #inFlight = new Set<string>();
-  #whenAllAnswered: (() => void)[] = [];
+  readonly #whenAllAnswered: (() => void)[] = [];
 
   constructor(inner: MessageReader, { send, log }: FrameGuardOptions) {
     this.#inner = inner;
