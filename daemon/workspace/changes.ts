@@ -44,7 +44,7 @@ export interface ChangeMonitorOptions {
   readonly watcher?: (options: WatcherOptions) => FileWatcher;
 }
 
-export type FileWatcher = Pick<LazyWatcher, 'watch' | 'isWatching' | 'size' | 'close'>;
+export type FileWatcher = Pick<LazyWatcher, 'watch' | 'sawGone' | 'isWatching' | 'size' | 'close'>;
 
 /** A re-check due; `afterHint` when it was scheduled for an event (or one more after it), not for a new watch. */
 interface Recheck {
@@ -82,16 +82,19 @@ export class ChangeMonitor {
     });
   }
 
-  /** A read made without the path's lock: it may be older than what is known, so it only fills a gap. */
-  learn(path: string, sha256: string | null): void {
+  /**
+   * A read made without the path's lock: it may be older than what is known, so it only fills a
+   * gap. `identity` (`fileIdentity` in arrivals.ts) tells which file the read found, when known.
+   */
+  learn(path: string, sha256: string | null, identity?: string): void {
     if (!this.#known.has(path)) this.#known.set(path, sha256);
-    this.#track(path, sha256, false);
+    this.#track(path, sha256, false, identity);
   }
 
   /** What a holder of the path's lock found on disk: a difference from what patchd knew is an outside change. */
-  observe(path: string, sha256: string | null): void {
+  observe(path: string, sha256: string | null, identity?: string): void {
     this.#compare(path, sha256);
-    this.#track(path, sha256, true);
+    this.#track(path, sha256, true, identity);
   }
 
   /** patchd itself wrote (sha256) or removed (null) the path, under its lock. */
@@ -139,13 +142,16 @@ export class ChangeMonitor {
    * often than not, and a watch started before the commit's rename would report it and have to
    * be started again on the new file (most of what watching costs). Nothing is missed meanwhile:
    * the commit re-checks what it read, and the re-check of a newly watched file covers the rest.
+   * A watched file read as gone, or as another file than the watch was set on, has its watch set
+   * again (see `watcher.ts`).
    */
-  #track(path: string, sha256: string | null, locked: boolean): void {
+  #track(path: string, sha256: string | null, locked: boolean, identity?: string): void {
     if (sha256 === null) {
-      if (!this.#watcher.isWatching(path) && !this.#unlocking.has(path)) this.#known.delete(path);
+      if (this.#watcher.isWatching(path)) this.#watcher.sawGone(path);
+      else if (!this.#unlocking.has(path)) this.#known.delete(path);
     } else if (locked && !this.#watcher.isWatching(path)) {
       this.#watchOnceUnlocked(path);
-    } else if (this.#watcher.watch(path)) {
+    } else if (this.#watcher.watch(path, identity)) {
       this.#schedule(path, this.#options.settleMs, false);
     }
   }
@@ -208,7 +214,10 @@ export class ChangeMonitor {
       const readAt = Date.now();
       const sha256 = await this.#options.readSha256(path);
       // Not a use of the file: tracked again, it could move to the watcher's newest generation, and be re-checked for that.
-      if (sha256 !== undefined && this.#watcher.isWatching(path) && !this.#closing.signal.aborted) this.#compare(path, sha256);
+      if (sha256 !== undefined && this.#watcher.isWatching(path) && !this.#closing.signal.aborted) {
+        this.#compare(path, sha256);
+        if (sha256 === null) this.#watcher.sawGone(path);
+      }
       this.#followUp(path, readAt);
     } finally {
       lease.release();

@@ -12,6 +12,8 @@ export interface FileStamp {
   readonly size: bigint;
   readonly mtimeNs: bigint;
   readonly ctimeNs: bigint;
+  /** When the file was created (0 where the filesystem does not say): with `ino`, which file this is (see `fileIdentity` in arrivals.ts). */
+  readonly birthtimeNs: bigint;
   /** Wall-clock time (ns) just before the stat was taken. */
   readonly takenAtNs: bigint;
 }
@@ -25,7 +27,7 @@ export function nowNs(): bigint {
 }
 
 export function stampOf(stats: BigIntStats, takenAtNs: bigint): FileStamp {
-  return { ino: stats.ino, size: stats.size, mtimeNs: stats.mtimeNs, ctimeNs: stats.ctimeNs, takenAtNs };
+  return { ino: stats.ino, size: stats.size, mtimeNs: stats.mtimeNs, ctimeNs: stats.ctimeNs, birthtimeNs: stats.birthtimeNs, takenAtNs };
 }
 
 export function sameStamp(a: FileStamp, b: FileStamp): boolean {

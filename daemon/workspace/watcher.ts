@@ -15,11 +15,24 @@
  * generation moves to the newest (watched there too until the older one closes), so the files
  * dropped are the least recently touched, a generation at a time.
  *
- * Events are hints: only the workspace-relative path is reported, never what happened. A
- * deleted file is watched again at once, so that its recreation is seen too.
+ * Events are hints: only the workspace-relative path is reported, never what happened.
+ *
+ * A watch is on a file (an inode), not on a name. When the file is deleted, or replaced (`rm f
+ * && echo > f`, `git checkout`, an editor's save by rename), its watch ends; chokidar sets a new
+ * one only when its own look finds another inode number, and a filesystem gives a new file the
+ * number of one just deleted, often (ext4: every time). chokidar then keeps a dead watch it
+ * takes for live, and ignores an `add` of the path. So the watcher itself sets each file's watch
+ * again whenever it may have ended: when the watch reports its file deleted or moved (a raw
+ * `rename`), when chokidar reports an unlink, and when a read finds another file at the path
+ * (inode and birth time) or none where the watcher thought it watched one. It looks at the
+ * path: a file there is watched anew (`unwatch` then `add`: the add takes the path off the
+ * ignore list at once, so that list never grows); a missing one waits for its return on the
+ * nearest directory above it that exists (see `arrivals.ts`). Either way a hint follows, so
+ * that whatever happened while no watch was active is read.
  */
 import path from 'node:path';
 import type { FSWatcher } from 'chokidar';
+import { Arrivals, locate, type Place } from './arrivals.ts';
 import { hasErrorCode } from './ioErrors.ts';
 
 export interface WatcherOptions {
@@ -58,6 +71,14 @@ interface Generation {
   readonly pending: ((chokidar: FSWatcher) => void)[];
 }
 
+/** What the watcher knows of a watched file. */
+interface Watched {
+  /** Gone when last looked at: it waits to come back (see `arrivals.ts`). */
+  missing: boolean;
+  /** The file the watch was set on (`fileIdentity` in arrivals.ts), when known. */
+  identity: string | undefined;
+}
+
 /** The system ran out of file watches (inotify's `max_user_watches` or `max_user_instances`). */
 export class WatchLimitError extends Error {
   override name = 'WatchLimitError';
@@ -79,6 +100,11 @@ export class LazyWatcher {
   readonly #capacity: number;
   #closed = false;
   #limitTold = false;
+  /** Every watched file, whichever generation holds it. */
+  readonly #files = new Map<string, Watched>();
+  readonly #arrivals = new Arrivals((relative) => this.#reattach(relative));
+  /** Files whose watch is to be set again: to be looked at (at the end of this turn), being looked at, or to be looked at once more after that. */
+  readonly #reattaching = new Map<string, 'due' | 'looking' | 'again'>();
 
   constructor(options: WatcherOptions) {
     this.#options = options;
@@ -91,18 +117,30 @@ export class LazyWatcher {
    * when the caller should re-check the file as for a new watch: it was not watched, or it moved
    * out of a generation this very call closed, whose watch ended a moment before the new one is
    * active. (Not for every move: a re-check is itself a use, and it would move the file again
-   * while generations come and go quickly, and be re-checked again, and again.)
+   * while generations come and go quickly, and be re-checked again, and again.) `identity`
+   * (`fileIdentity` in arrivals.ts) is the file a read just found there, when known: a watch set
+   * on another file, or a file the watcher thought gone, is set anew.
    */
-  watch(relative: string): boolean {
+  watch(relative: string, identity?: string): boolean {
     if (this.#closed || this.#options.maxPaths === 0) return false;
-    const holder = this.#generations.find((generation) => generation.paths.has(relative));
-    if (holder !== undefined && holder === this.#generations[0]) return false;
+    const holder = this.#holderOf(relative);
+    if (holder !== undefined && holder === this.#generations[0]) {
+      this.#confirm(relative, identity);
+      return false;
+    }
     holder?.paths.delete(relative);
     const newest = this.#withRoom();
     newest.paths.add(relative);
     newest.added += 1;
+    this.#arrivals.cancel(relative);
+    this.#files.set(relative, { missing: false, identity });
     this.#use(newest, (chokidar) => chokidar.add(this.#absolute(relative)));
     return holder === undefined || !this.#generations.includes(holder);
+  }
+
+  /** A read found the watched file `relative` gone: if the watcher thought it watched a file there, it waits for the file's return instead. */
+  sawGone(relative: string): void {
+    this.#confirm(relative, null);
   }
 
   isWatching(relative: string): boolean {
@@ -116,6 +154,8 @@ export class LazyWatcher {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#arrivals.close();
+    this.#files.clear();
     const closing = this.#generations.map((generation) => this.#stop(generation));
     this.#generations = [];
     await Promise.all(closing);
@@ -129,7 +169,11 @@ export class LazyWatcher {
     this.#generations.unshift(fresh);
     for (const retired of this.#generations.splice(this.#limit)) {
       this.#stop(retired).catch((error: unknown) => this.#options.onError(error));
-      for (const relative of retired.paths) this.#options.onDrop(relative);
+      for (const relative of retired.paths) {
+        this.#files.delete(relative);
+        this.#arrivals.cancel(relative);
+        this.#options.onDrop(relative);
+      }
     }
     return fresh;
   }
@@ -152,6 +196,7 @@ export class LazyWatcher {
       // persistent: false — a watcher must never be what keeps the process alive.
       watch([], { ignoreInitial: true, persistent: false, followSymlinks: false, atomic: true })
         .on('all', (event, absolute) => this.#onEvent(event, absolute))
+        .on('raw', (event, _name, details) => this.#onRaw(generation, event, details))
         .on('error', (error) => this.#onChokidarError(error)));
     generation.pending.push(action);
     if (generation.pending.length > 1) return;
@@ -181,16 +226,94 @@ export class LazyWatcher {
   }
 
   #onEvent(event: string, absolute: string): void {
-    const relative = path.relative(this.#options.root, absolute).split(path.sep).join('/');
+    const relative = this.#relative(absolute);
     if (!this.isWatching(relative)) return;
-    // chokidar stops watching a deleted file; watch its name again to see it come back.
-    if (event === 'unlink') setImmediate(() => this.#rewatch(relative));
+    if (event === 'unlink') this.#reattach(relative);
     this.#options.onHint(relative);
   }
 
-  #rewatch(relative: string): void {
-    const holder = this.#generations.find((generation) => generation.paths.has(relative));
-    if (!this.#closed && holder !== undefined) this.#use(holder, (chokidar) => chokidar.add(this.#absolute(relative)));
+  /**
+   * What the system told chokidar. A `rename` on a file's own watch is that file deleted or moved
+   * away: its watch has ended, whatever chokidar makes of it. (Only the holder's watch counts: an
+   * older generation's watch of a moved file is left to end with that generation.)
+   */
+  #onRaw(generation: Generation, event: string, details: unknown): void {
+    const watched = (details as { readonly watchedPath?: unknown } | undefined)?.watchedPath;
+    if (event !== 'rename' || typeof watched !== 'string') return;
+    const relative = this.#relative(watched);
+    if (generation.paths.has(relative)) this.#reattach(relative);
+  }
+
+  /** Sets the watch of `relative` again (see the header) if what a read `found` (an identity, or null: gone) is not what the watcher thinks it watches. */
+  #confirm(relative: string, found: string | null | undefined): void {
+    const file = this.#files.get(relative);
+    if (file === undefined || found === undefined) return;
+    const stale = found === null ? !file.missing : file.missing || (file.identity !== undefined && file.identity !== found);
+    if (stale) this.#reattach(relative);
+    else if (found !== null) file.identity ??= found;
+  }
+
+  /**
+   * Looks at `relative` and sets its watch again, or makes it wait for the file's return. Once the
+   * turn ends, so that the events of one change (a replaced file's watch reports a few at once)
+   * make one look; one look at a time per file, and one more if asked for meanwhile.
+   */
+  #reattach(relative: string): void {
+    if (this.#closed || !this.#files.has(relative)) return;
+    const state = this.#reattaching.get(relative);
+    if (state === 'looking') this.#reattaching.set(relative, 'again');
+    if (state !== undefined) return;
+    this.#reattaching.set(relative, 'due');
+    setImmediate(() => this.#look(relative));
+  }
+
+  #look(relative: string): void {
+    if (this.#closed) return;
+    this.#reattaching.set(relative, 'looking');
+    locate(this.#options.root, relative).then((place) => this.#reattachAt(relative, place)).catch((error: unknown) => this.#options.onError(error)).finally(() => {
+      const again = this.#reattaching.get(relative) === 'again';
+      this.#reattaching.delete(relative);
+      if (again) this.#reattach(relative);
+    });
+  }
+
+  #reattachAt(relative: string, place: Place): void {
+    const holder = this.#holderOf(relative);
+    const file = this.#files.get(relative);
+    if (this.#closed || holder === undefined || file === undefined) return;
+    if (place !== undefined && 'identity' in place) {
+      this.#arrivals.cancel(relative);
+      file.missing = false;
+      file.identity = place.identity;
+      const absolute = this.#absolute(relative);
+      this.#use(holder, (chokidar) => chokidar.unwatch(absolute).add(absolute));
+    } else {
+      file.missing = true;
+      file.identity = undefined;
+      if (place === undefined) this.#arrivals.cancel(relative);
+      // Newly waiting: the file may have come back before that watch was active, so look once more.
+      else if (this.#waitFor(relative, place)) this.#reattaching.set(relative, 'again');
+    }
+    this.#options.onHint(relative);
+  }
+
+  /** True when `relative` newly waits on `place` (or that directory just went): the caller looks again. */
+  #waitFor(relative: string, place: { readonly directory: string; readonly name: string }): boolean {
+    try {
+      return this.#arrivals.wait(relative, place.directory, place.name);
+    } catch (error) {
+      if (hasErrorCode(error, 'ENOENT', 'ENOTDIR')) return true;
+      this.#onChokidarError(error);
+      return false;
+    }
+  }
+
+  #holderOf(relative: string): Generation | undefined {
+    return this.#generations.find((generation) => generation.paths.has(relative));
+  }
+
+  #relative(absolute: string): string {
+    return path.relative(this.#options.root, absolute).split(path.sep).join('/');
   }
 
   #absolute(relative: string): string {

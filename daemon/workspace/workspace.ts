@@ -18,6 +18,7 @@ import nodePath from 'node:path';
 import { engineError, type EngineError } from '../engine/errors.ts';
 import { normalizePatchPath } from '../engine/paths.ts';
 import { fail, ok, type FileSnapshot, type Plan, type Result } from '../engine/types.ts';
+import { fileIdentity } from './arrivals.ts';
 import { BOOT_ID } from './boot.ts';
 import { ContentCache, DEFAULT_CACHE_OPTIONS, type ContentCacheOptions } from './cache.ts';
 import { ChangeMonitor, type ChangeListener } from './changes.ts';
@@ -369,8 +370,9 @@ export class Workspace {
 
   #noteRead(path: string, entry: DiskEntry, locked: boolean): void {
     const sha256 = entry.kind === 'file' ? sha256Hex(entry.bytes) : null;
-    if (locked) this.#monitor.observe(path, sha256);
-    else this.#monitor.learn(path, sha256);
+    const identity = entry.kind === 'file' ? fileIdentity(entry.stamp) : undefined;
+    if (locked) this.#monitor.observe(path, sha256, identity);
+    else this.#monitor.learn(path, sha256, identity);
   }
 
   #noteCommitted(plan: Plan, committed: readonly string[]): void {

@@ -6,7 +6,7 @@
 import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -110,6 +110,41 @@ describe('clients of one shared daemon', () => {
     assert.deepEqual((await toPatcher.next(2))[1], { path: 'g.txt', sha256: null });
     assert.deepEqual(toReader.seen, [saved], 'the reader never read g.txt');
     assert.deepEqual(toBystander.seen, [], 'the bystander read and patched nothing');
+  });
+});
+
+describe('file/changed for files replaced rather than written', () => {
+  test('keeps coming after a file is replaced by unlink and recreate, twice, then edited; and after its directory is removed and made again', async () => {
+    using tree = createTempTree({ 'f.txt': 'one\n', 'sub/h.txt': 'h\n' });
+    await using daemon = await SocketDaemon.start();
+    const workspace = await (await daemon.connect()).openWorkspace(tree.root);
+    const changes = changesOf(workspace);
+    await workspace.read('f.txt');
+    await workspace.read('sub/h.txt');
+    const f = join(tree.root, 'f.txt');
+    const h = join(tree.root, 'sub', 'h.txt');
+    // As `rm f && echo … > f` does; the new file often gets the old one's inode number.
+    const steps: [string, () => void, string | null][] = [
+      ['f.txt', () => (rmSync(f), writeFileSync(f, 'replaced 1\n')), 'replaced 1\n'],
+      ['f.txt', () => (rmSync(f), writeFileSync(f, 'replaced 2\n')), 'replaced 2\n'],
+      ['f.txt', () => writeFileSync(f, 'edited\n'), 'edited\n'],
+      ['sub/h.txt', () => rmSync(join(tree.root, 'sub'), { recursive: true }), null],
+      ['sub/h.txt', () => (mkdirSync(join(tree.root, 'sub')), writeFileSync(h, 'h again\n')), 'h again\n'],
+      ['sub/h.txt', () => writeFileSync(h, 'h edited\n'), 'h edited\n'],
+    ];
+    // An in-place write truncates, then writes: a re-check may fall between the two and tell the empty file first.
+    const emptied = sha256('');
+    for (const [index, [path, change, text]] of steps.entries()) {
+      const from = changes.seen.length;
+      change();
+      const wanted = { path, sha256: text === null ? null : sha256(text) };
+      for (let count = from + 1; ; count++) {
+        const told = (await changes.next(count))[count - 1];
+        if (told?.path === path && told.sha256 === emptied && text !== null && text !== '') continue;
+        assert.deepEqual(told, wanted, `step ${index + 1}`);
+        break;
+      }
+    }
   });
 });
 

@@ -13,7 +13,7 @@ const OWNER = { mode: 0o644, uid: 0, gid: 0 };
 /** A file entry whose stamp was taken well after its last change (not racy). */
 function settledEntry(text: string, ino: bigint): Extract<DiskEntry, { kind: 'file' }> {
   const bytes = Buffer.from(text);
-  const stamp: FileStamp = { ino, size: BigInt(bytes.length), mtimeNs: 1_000n, ctimeNs: 1_000n, takenAtNs: 1_000n + RACY_NS };
+  const stamp: FileStamp = { ino, size: BigInt(bytes.length), mtimeNs: 1_000n, ctimeNs: 1_000n, birthtimeNs: 1_000n, takenAtNs: 1_000n + RACY_NS };
   return { kind: 'file', bytes, owner: OWNER, stamp };
 }
 

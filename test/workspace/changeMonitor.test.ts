@@ -104,6 +104,7 @@ function harness(): Harness {
       state.hint = options.onHint;
       return {
         watch: (path) => !watched.has(path) && watched.add(path).has(path),
+        sawGone: () => {},
         isWatching: (path) => watched.has(path),
         size: 0,
         close: async () => {},

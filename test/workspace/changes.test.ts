@@ -4,7 +4,7 @@
  * workspace that has touched nothing watches nothing.
  */
 import assert from 'node:assert/strict';
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { sha256Hex, type FileChange, type Workspace } from '../../daemon/workspace/workspace.ts';
@@ -32,7 +32,27 @@ function recordChanges(workspace: Workspace) {
       });
     }
   };
-  return { seen, next };
+  /**
+   * Waits for the next report, which must be what was just written to `path` (`text`; null:
+   * removed). A write truncates, then writes: a re-check may fall between the two, so an empty
+   * file told first is passed over.
+   */
+  const written = async (path: string, text: string | null, timeoutMs = 120_000): Promise<void> => {
+    const deadline = Date.now() + timeoutMs;
+    for (let from = seen.length; ; ) {
+      for (; from < seen.length; from++) {
+        const change = seen[from]!;
+        if (change.path === path && change.sha256 === sha('') && text !== null && text !== '') continue;
+        return assert.deepEqual(change, { path, sha256: text === null ? null : sha(text) }, `the report of ${JSON.stringify(text)}`);
+      }
+      if (Date.now() > deadline) throw new Error(`no change reported for ${path} within ${timeoutMs} ms (saw ${JSON.stringify(seen)})`);
+      await new Promise<void>((resolve) => {
+        waiters.push(resolve);
+        setTimeout(resolve, 50);
+      });
+    }
+  };
+  return { seen, next, written };
 }
 
 const sha = (text: string) => sha256Hex(encode(text));
@@ -67,6 +87,82 @@ test('an in-place write, an editor-style save and a delete of a read file are re
       assert.deepEqual(await changes.next('a.txt'), { path: 'a.txt', sha256: null });
       writeFileSync(file, 'back\n');
       assert.deepEqual(await changes.next('a.txt'), { path: 'a.txt', sha256: sha('back\n') });
+    } finally {
+      await workspace.close();
+    }
+  });
+});
+
+/**
+ * A file replaced rather than written in place (`rm f && echo … > f`, `git checkout`, an editor
+ * saving by rename) ends its watch; on ext4 the new file even gets the old one's inode number,
+ * so chokidar keeps the dead watch for live. Each replacement, and each edit after it, must
+ * still be reported: every step waits for its own report (what it wrote), nothing is timed.
+ */
+test('a file replaced by unlink and recreate, again and again, and edited in place after, is reported every time', async () => {
+  await withSandbox({ 'a.txt': 'one\n' }, async (sandbox) => {
+    const workspace = await sandbox.open();
+    const changes = recordChanges(workspace);
+    const file = path.join(sandbox.root, 'a.txt');
+    try {
+      assert.ok((await workspace.read('a.txt')).ok);
+      for (let round = 1; round <= 4; round++) {
+        rmSync(file);
+        writeFileSync(file, `replaced ${round}\n`);
+        await changes.written('a.txt', `replaced ${round}\n`);
+      }
+      for (let round = 1; round <= 3; round++) {
+        writeFileSync(file, `edited ${round}\n`);
+        await changes.written('a.txt', `edited ${round}\n`);
+      }
+    } finally {
+      await workspace.close();
+    }
+  });
+});
+
+test('an editor-style save, then an unlink and recreate, then edits: each is reported', async () => {
+  await withSandbox({ 'a.txt': 'one\n' }, async (sandbox) => {
+    const workspace = await sandbox.open();
+    const changes = recordChanges(workspace);
+    const file = path.join(sandbox.root, 'a.txt');
+    try {
+      assert.ok((await workspace.read('a.txt')).ok);
+      writeFileSync(`${file}.tmp`, 'saved\n');
+      renameSync(`${file}.tmp`, file);
+      await changes.written('a.txt', 'saved\n');
+      rmSync(file);
+      writeFileSync(file, 'recreated\n');
+      await changes.written('a.txt', 'recreated\n');
+      for (const text of ['edit 1\n', 'edit 2\n']) {
+        writeFileSync(file, text);
+        await changes.written('a.txt', text);
+      }
+    } finally {
+      await workspace.close();
+    }
+  });
+});
+
+test('a file whose directory is removed (rm -r) is reported gone, then back once the directory and the file are made again, then edited', async () => {
+  await withSandbox({ 'sub/deeper/h.txt': 'h\n', 'sub/other.txt': 'other\n' }, async (sandbox) => {
+    const workspace = await sandbox.open();
+    const changes = recordChanges(workspace);
+    const sub = path.join(sandbox.root, 'sub');
+    const file = path.join(sub, 'deeper', 'h.txt');
+    try {
+      assert.ok((await workspace.read('sub/deeper/h.txt')).ok);
+      rmSync(sub, { recursive: true });
+      await changes.written('sub/deeper/h.txt', null);
+      mkdirSync(path.join(sub, 'deeper'), { recursive: true });
+      writeFileSync(path.join(sub, 'other.txt'), 'not watched\n');
+      writeFileSync(file, 'h again\n');
+      await changes.written('sub/deeper/h.txt', 'h again\n');
+      for (const text of ['h edit 1\n', 'h edit 2\n']) {
+        writeFileSync(file, text);
+        await changes.written('sub/deeper/h.txt', text);
+      }
+      assert.deepEqual(changes.seen.filter((change) => change.path !== 'sub/deeper/h.txt'), [], 'a file never read is never reported');
     } finally {
       await workspace.close();
     }

@@ -3,11 +3,12 @@
  * `close`, and past its bound whole generations go, never a file unwatched.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { FSWatcher } from 'chokidar';
+import { fileIdentity } from '../../daemon/workspace/arrivals.ts';
 import { LazyWatcher } from '../../daemon/workspace/watcher.ts';
 
 /** A watcher over a fresh directory holding `names`; `hinted(name)` resolves at the first event on it. */
@@ -53,20 +54,20 @@ test('files watched in one turn are all watched', async () => {
   }
 });
 
-/** A stand-in for chokidar that records, per instance, what it was asked. */
+/** A stand-in for chokidar that records, per instance, what it was asked (`log`: in order). */
 function recordingChokidar() {
-  const instances: { added: string[]; unwatched: string[]; closed: boolean; fail: (error: Error) => void }[] = [];
+  const instances: { added: string[]; unwatched: string[]; log: string[]; closed: boolean; fail: (error: Error) => void }[] = [];
   const watch = () => {
     let onError: (error: Error) => void = () => {};
-    const calls = { added: [] as string[], unwatched: [] as string[], closed: false, fail: (error: Error) => onError(error) };
+    const calls = { added: [] as string[], unwatched: [] as string[], log: [] as string[], closed: false, fail: (error: Error) => onError(error) };
     instances.push(calls);
     const instance = {
       on: (event: string, listener: (error: Error) => void) => {
         if (event === 'error') onError = listener;
         return instance;
       },
-      add: (absolute: string) => (calls.added.push(path.basename(absolute)), instance),
-      unwatch: (absolute: string) => (calls.unwatched.push(path.basename(absolute)), instance),
+      add: (absolute: string) => (calls.added.push(path.basename(absolute)), calls.log.push(`add ${path.basename(absolute)}`), instance),
+      unwatch: (absolute: string) => (calls.unwatched.push(path.basename(absolute)), calls.log.push(`unwatch ${path.basename(absolute)}`), instance),
       close: async () => {
         calls.closed = true;
       },
@@ -135,5 +136,61 @@ test('running out of inotify watches is told once, as such; other watcher errors
     assert.match((errors[0] as Error).message, /limit of file watches is reached \(ENOSPC from inotify\): .*Patches are not affected.*max_user_watches/);
   } finally {
     await watcher.close();
+  }
+});
+
+test('a read that finds another file at a watched path, or none, or the file back, sets its watch again: unwatch then add at once, so chokidar\'s ignore list never keeps it', async () => {
+  const chokidar = recordingChokidar();
+  const root = realpathSync(mkdtempSync(path.join(tmpdir(), 'patchd-watcher-')));
+  const file = path.join(root, 'a.txt');
+  writeFileSync(file, 'one\n');
+  let hints = 0;
+  let wake: () => void = () => {};
+  const watcher = new LazyWatcher({
+    root, maxPaths: 100, onHint: () => (hints++, wake()), onDrop: () => {}, onError: (error) => assert.fail(String(error)), load: chokidar.load,
+  });
+  const log = () => chokidar.instances[0]?.log ?? [];
+  // The watcher hints each time it has looked at the path; what it then asks of chokidar follows a turn later. Waits on hints (the bound is a hang guard).
+  const until = async (done: () => boolean) => {
+    for (let round = 0; !done(); round++) {
+      assert.ok(round < 2_400, `still waiting; chokidar was asked ${JSON.stringify(log())}`);
+      await Promise.race([new Promise<void>((resolve) => (wake = resolve)), new Promise((resolve) => setTimeout(resolve, 50))]);
+      await turn();
+      await turn();
+    }
+  };
+  const identity = () => fileIdentity(statSync(file, { bigint: true }));
+  try {
+    assert.equal(watcher.watch('a.txt', identity()), true);
+    await until(() => log().length === 1);
+    assert.equal(watcher.watch('a.txt', identity()), false, 'the same file: nothing to do');
+    await turn();
+    await turn();
+    assert.deepEqual(log(), ['add a.txt']);
+    assert.equal(hints, 0);
+
+    rmSync(file);
+    writeFileSync(file, 'two\n'); // often the old inode number again (ext4): the birth time tells them apart
+    assert.equal(watcher.watch('a.txt', identity()), false);
+    await until(() => log().length === 3);
+    assert.deepEqual(log(), ['add a.txt', 'unwatch a.txt', 'add a.txt']);
+
+    rmSync(file);
+    const before = hints;
+    watcher.sawGone('a.txt');
+    await until(() => hints >= before + 2); // a look, and one more once the wait on the directory is active
+    watcher.sawGone('a.txt');
+    await turn();
+    await turn();
+    assert.equal(hints, before + 2, 'already waiting for it: nothing more');
+    assert.deepEqual(log(), ['add a.txt', 'unwatch a.txt', 'add a.txt'], 'gone: nothing for chokidar to watch');
+
+    writeFileSync(file, 'three\n'); // seen by the wait on the directory, not by a read
+    await until(() => log().length === 5);
+    assert.deepEqual(log(), ['add a.txt', 'unwatch a.txt', 'add a.txt', 'unwatch a.txt', 'add a.txt']);
+    assert.equal(watcher.isWatching('a.txt'), true);
+  } finally {
+    await watcher.close();
+    rmSync(root, { recursive: true, force: true });
   }
 });
