@@ -54,13 +54,17 @@ export async function applyPatch(params: ApplyParams, context: ApplyContext): Pr
   try {
     const job = await prepare(params, context, draft);
     if (!job.ok) return draft.rejected(job.failure);
-    const denied = context.approval?.deniedPath(job.value.paths);
-    if (denied !== undefined) return draft.rejected(failureOf(deniedError(denied)));
+    const gate = context.approval;
+    const denied = gate?.deniedPath(job.value.paths);
+    if (denied?.ok === false) return draft.rejected(failureOf(denied.error));
+    if (denied?.value !== undefined) return draft.rejected(failureOf(deniedError(denied.value)));
     if (params.dryRun === true) {
       context.turn?.done();
       return await dryRun(job.value, context, draft);
     }
-    if (context.approval?.needsApproval(job.value.paths) === true) return await commitApproved(job.value, context, draft, context.approval);
+    const asking = gate?.needsApproval(job.value.paths);
+    if (asking?.ok === false) return draft.rejected(failureOf(asking.error));
+    if (gate !== undefined && asking?.value === true) return await commitApproved(job.value, context, draft, gate);
     using _lease = await lockPaths(job.value.paths, context);
     return await commitLocked(job.value, context, draft);
   } finally {

@@ -5,98 +5,98 @@
  * A leading dot is an ordinary character, so `secrets/**` covers `secrets/.key`: a deny list
  * must not miss dot files. Unclosed `[` and `{` are literal.
  *
- * Globs come from clients, so matching must not backtrack: a glob compiles to a small
- * automaton that is run over the path in one pass (time: path length × glob length).
+ * Globs come from clients, so matching must not backtrack: each list of globs compiles to one
+ * automaton (Thompson's), run over the path in one pass as a DFA built lazily (see
+ * `globAutomaton.ts`): a path costs one step per character once the states it goes through
+ * are built, and building one costs at most the automaton's size — time linear in path length
+ * × glob length, whatever the globs. Built states are kept for the next path. What building
+ * costs is counted against a `GlobBudget`, so that a client's globs and paths built to be slow
+ * cannot hold the daemon's thread for long: past it, matching answers `undefined`.
  */
+import { GlobAutomaton, GlobBudget, type CharTest, type Step } from './globAutomaton.ts';
 
-type Step =
-  | { readonly kind: 'char'; readonly accepts: (char: string) => boolean; next: number }
-  | { readonly kind: 'split'; next: number[] }
-  | { readonly kind: 'match' };
+export { GlobBudget };
 
 type Node =
-  | { readonly kind: 'char'; readonly accepts: (char: string) => boolean }
+  | { readonly kind: 'char'; readonly test: CharTest }
   | { readonly kind: 'run'; readonly crossesSegments: boolean }
   | { readonly kind: 'oneOf'; readonly options: readonly Node[][] }
   | { readonly kind: 'optional'; readonly body: readonly Node[] };
 
-const anyButSlash = (char: string): boolean => char !== '/';
-const anyChar = (): boolean => true;
+/** The index of the step that accepts. */
+const MATCH = 0;
 
+/** Globs compiled together: `matches` tells whether any of them matches a path. */
+export class PathGlobSet {
+  readonly #automaton: GlobAutomaton;
+
+  constructor(sources: readonly string[]) {
+    const compiler = new Compiler();
+    // Duplicates add nothing but work.
+    const entries = [...new Set(sources)].map((source) => compiler.emitSequence(new GlobParser(source).parse(), MATCH));
+    this.#automaton = new GlobAutomaton(compiler.steps, compiler.push({ kind: 'split', next: entries }));
+  }
+
+  /** Whether any glob matches `path`; undefined when `budget` runs out first. */
+  matches(path: string, budget: GlobBudget): boolean | undefined {
+    return this.#automaton.run(path, budget);
+  }
+}
+
+/** One glob (see `PathGlobSet`). */
 export class PathGlob {
-  readonly #steps: Step[] = [{ kind: 'match' }];
-  readonly #start: number;
+  readonly #set: PathGlobSet;
 
   constructor(readonly source: string) {
-    this.#start = this.#emitSequence(new GlobParser(source).parse(), 0);
+    this.#set = new PathGlobSet([source]);
   }
 
+  /** Unbounded: a path still costs at most its length × the glob's. */
   matches(path: string): boolean {
-    let current = this.#closure([this.#start]);
-    for (const char of path) {
-      const next: number[] = [];
-      for (const index of current) {
-        const step = this.#steps[index];
-        if (step?.kind === 'char' && step.accepts(char)) next.push(step.next);
-      }
-      if (next.length === 0) return false;
-      current = this.#closure(next);
-    }
-    return current.some((index) => this.#steps[index]?.kind === 'match');
+    return this.#set.matches(path, new GlobBudget(Infinity)) === true;
   }
+}
 
-  /** The steps reachable from `indices` without reading a character (splits followed). */
-  #closure(indices: readonly number[]): number[] {
-    const seen = new Set<number>();
-    const pending = [...indices];
-    while (pending.length > 0) {
-      const index = pending.pop()!;
-      if (seen.has(index)) continue;
-      seen.add(index);
-      const step = this.#steps[index];
-      if (step?.kind === 'split') pending.push(...step.next);
-    }
-    return [...seen];
-  }
+/** Emits parsed globs as the steps of one automaton. */
+class Compiler {
+  readonly steps: Step[] = [{ kind: 'match' }];
 
   /** Emits `nodes` so that they continue at step `next`; returns the first step. */
-  #emitSequence(nodes: readonly Node[], next: number): number {
+  emitSequence(nodes: readonly Node[], next: number): number {
     let entry = next;
     for (let index = nodes.length - 1; index >= 0; index--) entry = this.#emitNode(nodes[index]!, entry);
     return entry;
   }
 
+  push(step: Step): number {
+    this.steps.push(step);
+    return this.steps.length - 1;
+  }
+
   #emitNode(node: Node, next: number): number {
     switch (node.kind) {
       case 'char':
-        return this.#push({ kind: 'char', accepts: node.accepts, next });
+        return this.push({ kind: 'char', test: node.test, next });
       case 'run': {
         const loop: Step = { kind: 'split', next: [] };
-        const loopIndex = this.#push(loop);
-        const charIndex = this.#push({ kind: 'char', accepts: node.crossesSegments ? anyChar : anyButSlash, next: loopIndex });
+        const loopIndex = this.push(loop);
+        const charIndex = this.push({ kind: 'char', test: node.crossesSegments ? 'any' : 'notSlash', next: loopIndex });
         loop.next.push(charIndex, next);
         return loopIndex;
       }
       case 'oneOf':
-        return this.#push({ kind: 'split', next: node.options.map((option) => this.#emitSequence(option, next)) });
+        return this.push({ kind: 'split', next: node.options.map((option) => this.emitSequence(option, next)) });
       case 'optional':
-        return this.#push({ kind: 'split', next: [this.#emitSequence(node.body, next), next] });
+        return this.push({ kind: 'split', next: [this.emitSequence(node.body, next), next] });
     }
   }
-
-  #push(step: Step): number {
-    this.#steps.push(step);
-    return this.#steps.length - 1;
-  }
-}
-
-/** Whether any of `globs` matches `path`. */
-export function matchesAnyGlob(path: string, globs: readonly PathGlob[]): boolean {
-  return globs.some((glob) => glob.matches(path));
 }
 
 class GlobParser {
   #at = 0;
+  /** Per position, where a look for the end of a class or a brace starting there ends (see `closers`), computed once, when first needed. */
+  #classClosers: Int32Array | undefined;
+  #braceClosers: Int32Array | undefined;
 
   constructor(private readonly source: string) {}
 
@@ -115,7 +115,7 @@ class GlobParser {
         return { nodes, end: char === ',' ? 'comma' : 'close' };
       }
       if (char === '*') nodes.push(...this.#stars());
-      else if (char === '?') (this.#at++, nodes.push({ kind: 'char', accepts: anyButSlash }));
+      else if (char === '?') (this.#at++, nodes.push({ kind: 'char', test: 'notSlash' }));
       else if (char === '[' && this.#classEnd() !== undefined) nodes.push(this.#characterClass());
       else if (char === '{' && this.#braceEnd() !== undefined) nodes.push(this.#alternatives());
       else nodes.push(literal(this.#literalChar()));
@@ -137,7 +137,7 @@ class GlobParser {
       return [{ kind: 'optional', body: [{ kind: 'run', crossesSegments: true }, literal('/')] }];
     }
     // At the end: one segment or more (`a/**` is what is under `a`, not `a` itself).
-    return [{ kind: 'char', accepts: anyChar }, { kind: 'run', crossesSegments: true }];
+    return [{ kind: 'char', test: 'any' }, { kind: 'run', crossesSegments: true }];
   }
 
   #literalChar(): string {
@@ -158,16 +158,10 @@ class GlobParser {
     }
   }
 
-  /** Index of the `}` closing the `{` at the cursor, if any. */
+  /** Index of the `}` closing the `{` at the cursor, if any (`\\` escapes; braces nest). */
   #braceEnd(): number | undefined {
-    let depth = 0;
-    for (let index = this.#at; index < this.source.length; index++) {
-      const char = this.source[index];
-      if (char === '\\') index++;
-      else if (char === '{') depth++;
-      else if (char === '}' && --depth === 0) return index;
-    }
-    return undefined;
+    const end = (this.#braceClosers ??= closers(this.source, true))[this.#at + 1]!;
+    return end < 0 ? undefined : end;
   }
 
   /** Index of the `]` closing the `[` at the cursor, if any (a `]` first in the class is a member). */
@@ -175,12 +169,8 @@ class GlobParser {
     let index = this.#at + 1;
     if (this.source[index] === '!' || this.source[index] === '^') index++;
     if (this.source[index] === ']') index++;
-    for (; index < this.source.length; index++) {
-      const char = this.source[index];
-      if (char === '\\') index++;
-      else if (char === ']') return index;
-    }
-    return undefined;
+    const end = (this.#classClosers ??= closers(this.source, false))[index]!;
+    return end < 0 ? undefined : end;
   }
 
   #characterClass(): Node {
@@ -198,10 +188,31 @@ class GlobParser {
     }
     this.#at = end + 1;
     const inClass = (char: string): boolean => ranges.some(([low, high]) => char >= low && char <= high);
-    return { kind: 'char', accepts: (char) => char !== '/' && inClass(char) !== negated };
+    return { kind: 'char', test: (char) => char !== '/' && inClass(char) !== negated };
   }
 }
 
+/**
+ * For each position, where a scan from there for the closing `]` (or, with `braces`, for the `}`
+ * closing a brace already open) ends: its index, -1 if the glob ends first. A `\\` hides the
+ * character after it; braces opened on the way must close first. Computed from the end, each
+ * position from later ones: linear, where scanning from each `{` or `[` was quadratic (a glob
+ * of 999 `{` took 5 ms to parse, a policy of 100 of them half a second).
+ */
+function closers(source: string, braces: boolean): Int32Array {
+  const ends = new Int32Array(source.length + 2).fill(-1);
+  for (let index = source.length - 1; index >= 0; index--) {
+    const char = source[index];
+    if (char === '\\') ends[index] = ends[index + 2]!;
+    else if (char === (braces ? '}' : ']')) ends[index] = index;
+    else if (braces && char === '{') {
+      const nested = ends[index + 1]!;
+      ends[index] = nested < 0 ? -1 : ends[nested + 1]!;
+    } else ends[index] = ends[index + 1]!;
+  }
+  return ends;
+}
+
 function literal(expected: string): Node {
-  return { kind: 'char', accepts: (char) => char === expected };
+  return { kind: 'char', test: expected.codePointAt(0)! };
 }

@@ -47,12 +47,15 @@ export async function undoTransaction(params: UndoParams, context: UndoContext):
   }
   const job: UndoJob = { params, records, paths: pathsOf(records) };
   const denied = approval?.deniedPath(job.paths);
-  if (denied !== undefined) return draft.rejected(failureOf(deniedError(denied)));
+  if (denied?.ok === false) return draft.rejected(failureOf(denied.error));
+  if (denied?.value !== undefined) return draft.rejected(failureOf(deniedError(denied.value)));
   if (params.dryRun === true) {
     const planned = await draft.timed('planMs', () => planOnDisk(workspace, job, false));
     return 'failure' in planned ? draft.rejected(planned.failure) : draft.finish('dry_run', fileReceipts(planned.plan, planned.snapshots));
   }
-  if (approval?.needsApproval(job.paths) === true) return commitApproved(job, context, draft, approval);
+  const asking = approval?.needsApproval(job.paths);
+  if (asking?.ok === false) return draft.rejected(failureOf(asking.error));
+  if (approval !== undefined && asking?.value === true) return commitApproved(job, context, draft, approval);
   using _lease = await lock(workspace, job.paths, signal);
   const planned = await draft.timed('planMs', () => planOnDisk(workspace, job, true));
   if ('failure' in planned) return draft.rejected(planned.failure);

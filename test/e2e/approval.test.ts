@@ -4,7 +4,7 @@
  */
 import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { ApproveParams } from '../../client/index.ts';
@@ -65,6 +65,28 @@ describe('approval over the wire', () => {
     assert.equal((await workspace.apply(EDIT_A)).status, 'applied');
     assert.equal(asked, 0);
     assert.equal(tree.text('secrets/key.txt'), undefined);
+  });
+
+  test('globs and a path built to make matching slow: checked within a bounded work, or refused limit_exceeded, never a stalled daemon', async () => {
+    await using daemon = await SocketDaemon.start();
+    using tree = createTempTree({ 'a.txt': 'one\ntwo\n' });
+    // The report's policy: 100 deny globs of 998 characters (the most the schema allows), each `**/a*/` 166 times.
+    const slow = `${'**/a*/'.repeat(166)}zz`;
+    const same = await (await daemon.connect()).openWorkspace(tree.root, { approval: { deny: Array.from({ length: 100 }, () => slow) } });
+    const matching = `${'a/'.repeat(166)}zz`;
+    const denied = await same.apply([{ type: 'create_file', path: matching, diff: '+x\n' }]);
+    assert.equal(denied.error?.code, 'permission_denied', JSON.stringify(denied.error));
+    assert.equal((await same.apply(EDIT_A)).status, 'applied');
+    const different = await (await daemon.connect()).openWorkspace(tree.root, {
+      approval: { deny: Array.from({ length: 100 }, (_, index) => `${slow.slice(0, 990)}zz${index}`) },
+    });
+    const refused = await different.apply([{ type: 'create_file', path: `${'a/'.repeat(2047)}b`, diff: '+x\n' }]);
+    assert.equal(refused.status, 'rejected');
+    assert.equal(refused.error?.code, 'limit_exceeded', JSON.stringify(refused.error));
+    assert.equal(refused.error?.limit?.name, 'approvalGlobSteps');
+    assert.equal(existsSync(join(tree.root, 'a')), false, 'nothing written');
+    const bystander = await (await daemon.connect()).openWorkspace(tree.root);
+    assert.equal((await bystander.read('a.txt')).content, 'one\nTWO\n');
   });
 
   test('while a client decides, no lock is held: another client patches the same and other files', async () => {
