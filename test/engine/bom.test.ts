@@ -5,21 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { parsePatch, planPatch, requiredPaths, type FileSnapshot, type PatchInput, type Plan, type Result } from '../../daemon/engine/index.ts';
+import type { PatchInput } from '../../daemon/engine/index.ts';
+import { planOnFiles } from '../helpers/planText.ts';
 
 const BOM = '\uFEFF';
 const decode = (bytes: Uint8Array | null) => (bytes === null ? null : new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes));
 
-function plan(input: PatchInput, files: Record<string, string>): Result<Plan> {
-  const parsed = parsePatch(input);
-  if (!parsed.ok) return parsed;
-  const snapshots = new Map<string, FileSnapshot>();
-  for (const path of requiredPaths(parsed.value)) {
-    const text = files[path];
-    snapshots.set(path, text === undefined ? { kind: 'missing' } : { kind: 'file', bytes: new TextEncoder().encode(text) });
-  }
-  return planPatch(parsed.value, snapshots);
-}
+const plan = planOnFiles;
 
 /** The new bytes of f.txt (decoded, BOM kept) and its receipt diff. */
 function applied(input: PatchInput, text: string): { text: string | null; diff: string } {

@@ -2,20 +2,12 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import test from 'node:test';
-import { parsePatch, planPatch, requiredPaths, type FileSnapshot, type PatchInput, type Plan, type Result } from '../../daemon/engine/index.ts';
+import type { PatchInput } from '../../daemon/engine/index.ts';
+import { planOnFiles } from '../helpers/planText.ts';
 
 const decode = (bytes: Uint8Array | null) => (bytes === null ? null : new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes));
 
-function plan(input: PatchInput, files: Record<string, string>): Result<Plan> {
-  const parsed = parsePatch(input);
-  if (!parsed.ok) return parsed;
-  const snapshots = new Map<string, FileSnapshot>();
-  for (const path of requiredPaths(parsed.value)) {
-    const text = files[path];
-    snapshots.set(path, text === undefined ? { kind: 'missing' } : { kind: 'file', bytes: new TextEncoder().encode(text) });
-  }
-  return planPatch(parsed.value, snapshots);
-}
+const plan = planOnFiles;
 
 /** The new content of `path`, and the tiers its hunks matched at. */
 function applied(input: PatchInput, files: Record<string, string>, path = 'f.txt'): { text: string | null; tiers: string[] } {

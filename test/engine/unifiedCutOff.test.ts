@@ -1,20 +1,14 @@
 /** A tool's diff cut off in its last hunk is refused; counts stay advisory everywhere else. Through the whole engine (parse + plan). */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parsePatch, planPatch, requiredPaths, type FileSnapshot, type PatchInput, type Plan } from '../../daemon/engine/index.ts';
+import { type PatchInput, type Plan } from '../../daemon/engine/index.ts';
+import { planOnFiles } from '../helpers/planText.ts';
 
 type Tree = Readonly<Record<string, string>>;
 
 /** Parses and plans against an in-memory tree. */
 function run(input: PatchInput, tree: Tree): { code?: string; message?: string; path?: string; hunkIndex?: number; hint?: string; plan?: Plan } {
-  const parsed = parsePatch(input);
-  if (!parsed.ok) return parsed.error;
-  const files = new Map<string, FileSnapshot>();
-  for (const path of requiredPaths(parsed.value)) {
-    const text = tree[path];
-    files.set(path, text === undefined ? { kind: 'missing' } : { kind: 'file', bytes: new TextEncoder().encode(text) });
-  }
-  const plan = planPatch(parsed.value, files);
+  const plan = planOnFiles(input, tree);
   return plan.ok ? { plan: plan.value } : plan.error;
 }
 
