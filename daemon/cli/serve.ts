@@ -5,7 +5,7 @@
  */
 import type { Writable } from 'node:stream';
 import { serveConnection } from '../server/connection.ts';
-import { createLogger, describeError, type Logger } from '../server/logger.ts';
+import { createLogger, type Logger } from '../server/logger.ts';
 import type { WorkspaceRegistry } from '../server/registry.ts';
 import { HELP_OPTION, parseCommandArgs, UsageError, type OptionSpecs } from './args.ts';
 import { commandHelp, SERVE_USAGE, SERVE_USAGE_LINE } from './help.ts';
@@ -14,6 +14,7 @@ import { serveSocket } from './serveSocket.ts';
 import { readSettings, type Settings } from './settings.ts';
 import { parseRetention, recordRetention, type Retention } from '../workspace/retention.ts';
 import { stopOnce } from './stop.ts';
+import { exitOnFault } from './faults.ts';
 
 export const SERVE_OPTIONS: OptionSpecs = {
   socket: { type: 'string', value: 'PATH', help: 'serve any number of clients on this unix socket (mode 0600) until SIGINT/SIGTERM; a stale socket file is replaced, a live daemon\'s is refused' },
@@ -66,25 +67,6 @@ export async function serve(args: readonly string[], wire: Writable, runtime: Pi
   serveStdio(registry, wire, log);
   log.info('serving', { pid: process.pid, taskTimeoutMs: settings.taskTimeoutMs, stateRoot: settings.stateRoot });
   return undefined;
-}
-
-/** The exit code after a fault in patchd itself (EX_SOFTWARE). */
-export const INTERNAL_FAULT_EXIT_CODE = 70;
-
-/**
- * A rejection nobody handles, or an exception nobody catches, is a bug in patchd: say so in one
- * log line (the stack inside it, never as loose lines on stderr) and exit 70, never carry on
- * unaware — nor exit 1 with Node's own dump, which a parent cannot tell from a usage error.
- */
-function exitOnFault(log: Logger): void {
-  process.on('unhandledRejection', (reason) => {
-    log.error('unhandled rejection (a bug in patchd)', describeError(reason));
-    process.exit(INTERNAL_FAULT_EXIT_CODE);
-  });
-  process.on('uncaughtException', (error) => {
-    log.error('uncaught exception (a bug in patchd)', describeError(error));
-    process.exit(INTERNAL_FAULT_EXIT_CODE);
-  });
 }
 
 /** The exit code after input that cannot be split into frames (EX_DATAERR): the parent should restart the daemon. */

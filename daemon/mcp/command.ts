@@ -8,6 +8,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { PatchClient, type Workspace } from '../../client/index.ts';
 import { HELP_OPTION, parseCommandArgs, UsageError, type OptionSpecs } from '../cli/args.ts';
+import { exitOnFault } from '../cli/faults.ts';
 import { commandHelp, MCP_USAGE } from '../cli/help.ts';
 import { createRegistry } from '../cli/runtime.ts';
 import { readSettings, type Settings } from '../cli/settings.ts';
@@ -55,6 +56,7 @@ export async function runMcp(args: readonly string[]): Promise<number> {
   const { settings } = parsed;
   const wire = claimStdout();
   const log = createLogger(process.stderr, settings.logLevel);
+  exitOnFault(log);
   const registry = createRegistry({ taskTimeoutMs: settings.taskTimeoutMs, log, stateRoot: settings.stateRoot });
   const toDaemon = new PassThrough();
   const fromDaemon = new PassThrough();

@@ -2,14 +2,18 @@
  * A fault in the daemon is a bug: an unhandled rejection or an uncaught exception ends it with
  * exit 70 and one error line on stderr naming it (the stack inside that JSON line, never loose
  * lines) — never carrying on unaware, never Node's exit 1. A shared daemon takes its socket
- * file with it.
+ * file with it; `patchd mcp` ends the same way.
  */
 import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { test } from 'node:test';
 import { RawDaemon } from '../helpers/rawDaemon.ts';
-import { INJECTED_EXCEPTION, INJECTED_REASON, REJECTING_DAEMON } from '../helpers/rejectingDaemon.ts';
+import { INJECTED_EXCEPTION, INJECTED_REASON, REJECTING_DAEMON, REJECTING_MCP } from '../helpers/rejectingDaemon.ts';
 import { SocketDaemon } from '../helpers/socketDaemon.ts';
 
 /** Every stderr line must be one JSON log record; returns the error-level ones. */
@@ -52,4 +56,26 @@ test('a shared daemon that faults exits 70 and removes its socket file', async (
   assert.equal(exit.code, 70, daemon.stderr);
   assert.equal(errorLines(daemon.stderr).length, 1, daemon.stderr);
   assert.ok(!existsSync(daemon.socket), 'the socket file is gone');
+});
+
+test('patchd mcp, too, ends with exit 70 and one log line on an uncaught exception', async () => {
+  const root = mkdtempSync(path.join(tmpdir(), 'patchd-mcp-fault-'));
+  try {
+    const child = spawn(process.execPath, [...REJECTING_MCP, '-C', root], { env: { ...process.env, PATCHD_TEST_FAULT: 'throw' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    const serving = new Promise<void>((resolve) => child.stderr.setEncoding('utf8').on('data', (text: string) => {
+      stderr += text;
+      if (stderr.includes('"mcp serving"')) resolve();
+    }));
+    const exited = once(child, 'exit');
+    await serving;
+    child.kill('SIGUSR2');
+    const [code] = await exited;
+    assert.equal(code, 70, stderr);
+    const errors = errorLines(stderr);
+    assert.equal(errors.length, 1, stderr);
+    assert.match(String(errors[0]!.msg), /uncaught exception \(a bug in patchd\)/);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });
