@@ -1,6 +1,6 @@
 /** `patch/applyBatch` from the client side: the entries a caller may pass, and the receipt stream. */
 import {
-  ApplyBatchRequest, BatchReceiptProgress, BatchReceiptSchema,
+  ApplyBatchRequest, BatchReceiptProgress, BatchReceiptSchema, PatchOptionsSchema,
   type BatchPatch, type BatchReceipt, type BatchSummary, type PatchOptions,
 } from '../protocol/index.ts';
 import { ProtocolError } from './errors.ts';
@@ -20,8 +20,8 @@ export interface ApplyManyOptions extends CallOptions, PatchOptions {
 export function streamBatch(
   rpc: RpcChannel, workspaceId: string, entries: readonly BatchEntry[], options: ApplyManyOptions,
 ): AsyncGenerator<BatchReceipt, BatchSummary, undefined> {
-  const { format, dryRun, atomic, fuzz, strip, expectedSha256ByPath, baseVersions } = options;
-  const defaults = { format, dryRun, atomic, fuzz, strip, expectedSha256ByPath, baseVersions };
+  // Every per-patch option, named once in the protocol (a list spelled out here had lost `reverse`).
+  const defaults = Object.fromEntries(Object.keys(PatchOptionsSchema.shape).map((key) => [key, options[key as keyof PatchOptions]])) as PatchOptions;
   const patches = entries.map((entry) => ({ ...defaults, ...toBatchPatch(entry) }));
   return streamOf(async (push: (receipt: BatchReceipt) => void) => {
     let invalid: ProtocolError | undefined;

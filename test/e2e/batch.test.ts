@@ -59,6 +59,17 @@ describe('applyMany', () => {
     assert.deepEqual([summary.dryRun, summary.applied], [1, 1]);
     assert.deepEqual([tree.text('a.txt'), tree.text('b.txt')], ['a\n', 'B\n']);
   });
+
+  test('every per-patch option is a batch-wide default: reverse and strip too', async () => {
+    using tree = createTempTree({ 'a.txt': 'A\n', 'b.txt': 'b\n' });
+    await using workspace = await client().openWorkspace(tree.root);
+    const { summary } = await drain(workspace.applyMany([
+      '--- x/y/a.txt\n+++ x/y/a.txt\n@@ -1 +1 @@\n-a\n+A\n',
+      { patch: '--- x/y/b.txt\n+++ x/y/b.txt\n@@ -1 +1 @@\n-b\n+B\n', reverse: false },
+    ], { reverse: true, strip: 2 }));
+    assert.equal(summary.applied, 2, JSON.stringify(summary));
+    assert.deepEqual([tree.text('a.txt'), tree.text('b.txt')], ['a\n', 'B\n']);
+  });
 });
 
 test('on the wire without a progress token the summary carries every receipt, in index order', async () => {
