@@ -31,7 +31,7 @@ export async function withLocalWorkspace<T>(directory: string, settings: Setting
 }
 
 async function openWorkspace(directory: string, stateRoot: string, log: Logger): Promise<Workspace> {
-  const root = await resolveRoot(directory).catch((error: unknown) => {
+  const root = await resolveRoot(directory, stateRoot).catch((error: unknown) => {
     throw error instanceof WorkspaceRootError ? new UsageError(error.message) : error;
   });
   const stateDir = stateDirFor(root, stateRoot);

@@ -20,6 +20,7 @@ export function createRegistry({ taskTimeoutMs, log, stateRoot, workerFile }: Ru
   return new WorkspaceRegistry({
     openWorkspace: (root) => Workspace.open(root, {
       stateDir: stateDirFor(root, stateRoot),
+      stateRoot,
       onError: (error) => log.warn('workspace error', describeError(error)),
       retention: () => retentionInForce(stateRoot),
     }),

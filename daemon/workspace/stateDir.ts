@@ -31,7 +31,7 @@ export class StateDirError extends Error {
 }
 
 /** The realpath of an existing directory, else `WorkspaceRootError`: the one place a root is resolved. */
-export async function resolveRoot(root: string): Promise<string> {
+export async function resolveRoot(root: string, stateRoot?: string): Promise<string> {
   let real: string;
   let isDirectory: boolean;
   try {
@@ -41,6 +41,11 @@ export async function resolveRoot(root: string): Promise<string> {
     throw new WorkspaceRootError(`The workspace root ${root} does not exist.`);
   }
   if (!isDirectory) throw new WorkspaceRootError(`The workspace root ${root} is not a directory.`);
+  // Patches there would rewrite other workspaces' journals and undo records.
+  const realStateRoot = stateRoot === undefined ? undefined : await realpath(stateRoot).catch(() => undefined);
+  if (realStateRoot !== undefined && isInside(realStateRoot, real)) {
+    throw new WorkspaceRootError(`The workspace root ${root} is inside patchd's state root ${realStateRoot}, which holds the journals and undo records of every workspace; open a directory of your own.`);
+  }
   return real;
 }
 

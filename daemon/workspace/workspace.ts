@@ -62,6 +62,8 @@ export interface WorkspaceOptions {
   readonly allowGitDir?: boolean;
   /** Where trash and journals live; must be outside the root. */
   readonly stateDir?: string | undefined;
+  /** The state root holding every workspace's state dir (`stateDir`'s parent): no root may lie inside it. */
+  readonly stateRoot?: string | undefined;
   /** Fault injection for tests. */
   readonly hooks?: CommitHooks;
   /** The system calls of durable writes; tests record or fail them (see `diskCalls.ts`). */
@@ -149,7 +151,7 @@ export class Workspace {
 
   /** Realpaths the root once, prepares the state dir and rolls back journals a killed daemon left. */
   static async open(root: string, options: WorkspaceOptions = {}): Promise<Workspace> {
-    const realRoot = await resolveRoot(root);
+    const realRoot = await resolveRoot(root, options.stateRoot);
     const stateDir = await prepareStateDir(realRoot, options.stateDir);
     const disk = options.disk ?? nodeDiskCalls;
     const syncer = new DirectorySyncer(disk);

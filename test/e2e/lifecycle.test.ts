@@ -1,8 +1,8 @@
 /** Lifecycle end to end: initialize, workspaces shared by root, shutdown, stdin closing, a killed daemon. */
-import '../helpers/testState.ts';
+import { TEST_STATE_ROOT } from '../helpers/testState.ts';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { DaemonExitedError, FORMATS, PatchClient, RpcError } from '../../client/index.ts';
@@ -77,6 +77,24 @@ describe('lifecycle', () => {
       assert.equal(error.data?.code, 'bad_root');
       return true;
     });
+  });
+
+  test('a root inside the state root (other workspaces\' journals and records) is bad_root, and nothing there is written', async () => {
+    await using client = await PatchClient.spawn();
+    using tree = createTempTree({ 'a.txt': 'a\n' });
+    await (await client.openWorkspace(tree.root)).apply('--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+A\n');
+    const inside = join(TEST_STATE_ROOT, 'planted');
+    mkdirSync(inside, { recursive: true });
+    writeFileSync(join(inside, 'x.txt'), 'x\n');
+    for (const root of [TEST_STATE_ROOT, inside]) {
+      await assert.rejects(client.openWorkspace(root), (error: unknown) => {
+        assert.ok(error instanceof RpcError);
+        assert.equal(error.data?.code, 'bad_root');
+        assert.match(error.message, /inside patchd's state root/);
+        return true;
+      });
+    }
+    assert.deepEqual(readdirSync(inside), ['x.txt']);
   });
 
   test('shutdown replies null, later requests are refused, exit ends the process with 0', async () => {
