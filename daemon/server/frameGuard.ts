@@ -125,6 +125,8 @@ export function reportingAnswers(writer: MessageWriter, guard: FrameGuardReader)
 }
 
 function isWellFormed(message: Message): boolean {
+  // vscode-jsonrpc reads a message of any `jsonrpc` (or none) as 2.0; JSON-RPC 2.0 asks for exactly "2.0".
+  if (message.jsonrpc !== '2.0') return false;
   return Message.isRequest(message) || Message.isResponse(message) || Message.isNotification(message);
 }
 

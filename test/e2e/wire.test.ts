@@ -52,6 +52,16 @@ describe('wire robustness', () => {
     await alive();
   });
 
+  test('a request of another JSON-RPC version, or of none, gets -32600 and does not run', async () => {
+    daemon.send({ jsonrpc: '1.0', id: 9011, method: 'initialize', params: {} });
+    daemon.sendBody('{"id": 9012, "method": "initialize", "params": {}}');
+    for (const id of [9011, 9012]) {
+      const reply = await daemon.waitFor((frame) => frame.id === id);
+      assert.equal(reply.error?.code, -32600, JSON.stringify(reply));
+    }
+    await alive();
+  });
+
   test('invalid params get -32602 with the failing fields', async () => {
     const reply = await daemon.request(10, 'patch/apply', { workspaceId, patch: 42, format: 'klingon' });
     assert.equal(reply.error?.code, -32602);
