@@ -15,6 +15,8 @@ export const ApproveParamsSchema = z.object({
   transactionId: z.string(),
   /** The planned file receipts, each with its diff. */
   files: z.array(FileReceiptSchema).max(MAX_FILES),
+  /** Set when what is asked about is an undo (or redo): the transaction it undoes. */
+  undoOf: z.string().optional(),
 });
 
 /** Result of `patch/approve`. */

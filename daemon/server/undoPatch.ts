@@ -75,7 +75,7 @@ async function commitApproved(job: UndoJob, context: UndoContext, draft: Receipt
       const planned = await draft.timed('planMs', () => planOnDisk(workspace, job, false));
       if ('failure' in planned) return draft.rejected(planned.failure);
       const files = fileReceipts(planned.plan, planned.snapshots);
-      const answer = await gate.ask({ workspaceId: job.params.workspaceId, transactionId: draft.transactionId, files }, signal);
+      const answer = await gate.ask({ workspaceId: job.params.workspaceId, transactionId: draft.transactionId, files, undoOf: job.params.transactionId }, signal);
       if (!answer.approved) return draft.rejected(failureOf(declinedError('undo', answer.reason)));
       approved = approvedChange(planned.plan.files);
     }

@@ -34,6 +34,7 @@ describe('approval over the wire', () => {
     assert.equal(receipt.status, 'applied', JSON.stringify(receipt.error));
     assert.equal(asked.length, 1);
     assert.equal(asked[0]?.transactionId, receipt.transactionId);
+    assert.equal(asked[0]?.undoOf, undefined, 'a patch is not an undo');
     assert.match(asked[0]?.files[0]?.diff ?? '', /-two\n\+TWO/);
     assert.equal(tree.text('a.txt'), 'one\nTWO\n');
   });
@@ -188,6 +189,7 @@ describe('approval over the wire', () => {
     assert.equal(declined.error?.code, 'declined');
     assert.match(declined.error?.message ?? '', /undo was not approved: not today/);
     assert.equal(asked[0]?.transactionId, declined.transactionId);
+    assert.equal(asked[0]?.undoOf, applied.transactionId, 'the client is told it is asked about an undo, and of what');
     assert.deepEqual(asked[0]?.files.map(({ op, path }) => [op, path]), [['update', 'a.txt']]);
     assert.match(asked[0]?.files[0]?.diff ?? '', /-TWO\n\+two/);
     assert.equal(tree.text('a.txt'), 'one\nTWO\n');
@@ -203,6 +205,7 @@ describe('approval over the wire', () => {
     const redone = await careful.undo(undone.transactionId);
     assert.equal(redone.status, 'applied', JSON.stringify(redone.error));
     assert.match(asked[2]?.files[0]?.diff ?? '', /-two\n\+TWO/);
+    assert.equal(asked[2]?.undoOf, undone.transactionId, 'a redo names the undo it undoes');
     assert.equal(tree.text('a.txt'), 'one\nTWO\n');
     assert.equal(asked.length, 3);
 
