@@ -21,29 +21,29 @@ function errorLines(stderr: string): Record<string, unknown>[] {
   return stderr.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>).filter((record) => record.level === 'error');
 }
 
-test('an unhandled rejection ends the daemon with exit 70 and one log line saying what it was', async () => {
-  await using daemon = new RawDaemon({}, REJECTING_DAEMON);
+/** Faults the daemon after it served a first request; the one error line it logs before exiting 70. */
+async function faultedDaemon(env: Record<string, string>): Promise<Record<string, unknown>> {
+  await using daemon = new RawDaemon(env, REJECTING_DAEMON);
   assert.ok((await daemon.request(1, 'initialize', {})).result !== undefined, 'the daemon serves first');
   daemon.child.kill('SIGUSR2');
   const exit = await daemon.exited;
   assert.equal(exit.code, 70, daemon.stderr);
   const errors = errorLines(daemon.stderr);
   assert.equal(errors.length, 1, daemon.stderr);
-  assert.match(String(errors[0]!.msg), /unhandled rejection \(a bug in patchd\)/);
-  assert.equal(errors[0]!.error, INJECTED_REASON);
+  return errors[0]!;
+}
+
+test('an unhandled rejection ends the daemon with exit 70 and one log line saying what it was', async () => {
+  const error = await faultedDaemon({});
+  assert.match(String(error.msg), /unhandled rejection \(a bug in patchd\)/);
+  assert.equal(error.error, INJECTED_REASON);
 });
 
 test('an uncaught exception ends the daemon with exit 70 and one log line, not exit 1 and a loose stack', async () => {
-  await using daemon = new RawDaemon({ PATCHD_TEST_FAULT: 'throw' }, REJECTING_DAEMON);
-  assert.ok((await daemon.request(1, 'initialize', {})).result !== undefined, 'the daemon serves first');
-  daemon.child.kill('SIGUSR2');
-  const exit = await daemon.exited;
-  assert.equal(exit.code, 70, daemon.stderr);
-  const errors = errorLines(daemon.stderr);
-  assert.equal(errors.length, 1, daemon.stderr);
-  assert.match(String(errors[0]!.msg), /uncaught exception \(a bug in patchd\)/);
-  assert.equal(errors[0]!.error, INJECTED_EXCEPTION);
-  assert.equal(errors[0]!.name, 'TypeError');
+  const error = await faultedDaemon({ PATCHD_TEST_FAULT: 'throw' });
+  assert.match(String(error.msg), /uncaught exception \(a bug in patchd\)/);
+  assert.equal(error.error, INJECTED_EXCEPTION);
+  assert.equal(error.name, 'TypeError');
 });
 
 test('a shared daemon that faults exits 70 and removes its socket file', async () => {
