@@ -128,9 +128,12 @@ export class RecordStore {
       if (totalBytes(chunks) <= SYNC_IO_MAX_BYTES) writeAllSync(this.#disk, fd, chunks);
       else await writeAll(this.#disk, fd, chunks);
     } catch (error) {
-      // A torn record would be listed (its header may be whole) yet could not be undone.
-      this.#disk.closeSync(fd);
-      await removeIfPresent(file, this.#disk).catch(() => undefined);
+      // A torn record would be listed (its header may be whole) yet could not be undone; a failed close must not keep it.
+      try {
+        this.#disk.closeSync(fd);
+      } finally {
+        await removeIfPresent(file, this.#disk).catch(() => undefined);
+      }
       throw error;
     }
     this.#disk.closeSync(fd);

@@ -22,9 +22,13 @@ export class Settling {
     this.#onFailure = onFailure;
   }
 
-  /** `work` makes the commit of `paths` durable; it is called with their locks still held, which it keeps until it ends. */
+  /**
+   * `work` makes the commit of `paths` durable; it is called with their locks still held, which it
+   * keeps until it ends. The retries a success starts are not part of it: they would hold this
+   * commit's paths while records of other commits are written.
+   */
   add(paths: readonly string[], work: Promise<void>): void {
-    const running: Promise<void> = work.then(() => this.#retryPending(), (error: unknown) => {
+    const running: Promise<void> = work.then(() => void this.#retryPending(), (error: unknown) => {
       if (error instanceof RetryLater) this.#retries.add(error.retry);
       return this.#onFailure(error);
     }).catch(() => undefined).finally(() => this.#running.delete(running));
