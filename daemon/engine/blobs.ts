@@ -75,6 +75,6 @@ export function newSideAsSaid(fromPath: string, path: string, held: 'old' | 'new
 }
 
 /** The id git gives a blob of these bytes (an abbreviated id from a SHA-256 repository is taken for SHA-1's, and matches nothing). */
-function blobIdOf(bytes: Uint8Array, algorithm: 'sha1' | 'sha256'): string {
+export function blobIdOf(bytes: Uint8Array, algorithm: 'sha1' | 'sha256'): string {
   return createHash(algorithm).update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
 }

@@ -5,8 +5,8 @@
  * letter. `git apply` checks the file against the old blob id, inflates the new content and
  * checks it against the new id: the bytes come out exactly, or the patch is refused.
  */
-import { createHash } from 'node:crypto';
 import { constants, deflateSync } from 'node:zlib';
+import { blobIdOf } from './blobs.ts';
 
 /** git's base85 alphabet (`base85.c`). */
 const EN85 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~';
@@ -14,18 +14,14 @@ const BYTES_PER_LINE = 52;
 /** A missing side's blob id. */
 const NULL_ID = '0'.repeat(40);
 
-/** The id git gives a blob of these bytes (SHA-1: what `git apply` checks outside a SHA-256 repository). */
-export function gitBlobId(bytes: Uint8Array): string {
-  return createHash('sha1').update(`blob ${bytes.byteLength}\0`).update(bytes).digest('hex');
-}
-
 /**
  * `index <old>..<new>[ <mode>]` then the binary patch, for a file whose content goes from
  * `before` to `after` (null: the side is missing). `mode` is the file's git mode when both sides
  * have the same one (git writes it on the index line then), undefined otherwise.
  */
 export function gitBinaryBody(before: Uint8Array | null, after: Uint8Array | null, mode: string | undefined): string {
-  const ids = `${before === null ? NULL_ID : gitBlobId(before)}..${after === null ? NULL_ID : gitBlobId(after)}`;
+  // SHA-1 ids: what `git apply` checks outside a SHA-256 repository.
+  const ids = `${before === null ? NULL_ID : blobIdOf(before, 'sha1')}..${after === null ? NULL_ID : blobIdOf(after, 'sha1')}`;
   const empty = new Uint8Array(0);
   return `index ${ids}${mode === undefined ? '' : ` ${mode}`}\nGIT binary patch\n${literal(after ?? empty)}${literal(before ?? empty)}`;
 }

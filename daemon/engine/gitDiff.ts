@@ -10,6 +10,7 @@ import { formatPatch, structuredPatch } from 'diff/lib/patch/create.js';
 import type { StructuredPatch } from 'diff';
 import { gitBinaryBody } from './gitBinary.ts';
 import { replaceEverything } from './receiptDiff.ts';
+import { sameBytes } from './snapshots.ts';
 
 const CONTEXT = 3;
 /** Past this edit distance a file's change is shown as all removed, then all added. */
@@ -61,12 +62,6 @@ function formatChange({ before, after }: GitChange): string {
 /** Whether git diffs this side's file as binary: it is there, and is not text. */
 export function isBinary(side: GitSide | null): boolean {
   return side !== null && side.text === undefined;
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.byteLength !== b.byteLength) return false;
-  for (let index = 0; index < a.byteLength; index += 1) if (a[index] !== b[index]) return false;
-  return true;
 }
 
 function hunksBetween(oldText: string, newText: string): StructuredPatch['hunks'] {

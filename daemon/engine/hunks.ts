@@ -13,7 +13,6 @@ export interface AppliedHunks {
   readonly file: TextFile;
   /** The new content: runs of old lines and new text (see `assemble`). */
   readonly pieces: readonly Piece[];
-  readonly finalNewline: boolean;
   readonly lineCount: number;
   readonly reports: readonly HunkReport[];
 }
@@ -310,7 +309,7 @@ function spliceHunks(target: Target, located: readonly Located[], reports: reado
     if (copied === target.index.length && hunk.finalNewline) finalNewline = hunk.finalNewline.new;
   }
   writer.copy(copied, target.index.length);
-  return { file: target.file, pieces: writer.finish(finalNewline), finalNewline, lineCount: writer.lineCount, reports };
+  return { file: target.file, pieces: writer.finish(finalNewline), lineCount: writer.lineCount, reports };
 }
 
 /**
