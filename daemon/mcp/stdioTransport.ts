@@ -38,6 +38,8 @@ export class StdioTransport implements Transport {
   #skipped: { head: Buffer; tail: Buffer } | undefined;
   #started = false;
   #closed = false;
+  /** Settles when the output drains (or closes): one promise for every send waiting on it. */
+  #drained: Promise<void> | undefined;
 
   constructor(input: Readable, output: Writable, options: StdioTransportOptions = {}) {
     this.#input = input;
@@ -50,13 +52,22 @@ export class StdioTransport implements Transport {
     this.#started = true;
     this.#input.on('data', this.#onData);
     this.#input.on('error', this.#onInputError);
+    // The host went away (EPIPE): told, and the transport closes; never an uncaught error (kept after close: a write may still fail).
+    this.#output.on('error', this.#onOutputError);
   }
 
+  /** Resolves once the line is handed over (or the output drained, or closed); rejects once the transport is closed. */
   send(message: JSONRPCMessage): Promise<void> {
-    return new Promise((resolve) => {
-      if (this.#output.write(`${JSON.stringify(message)}\n`)) resolve();
-      else this.#output.once('drain', resolve);
-    });
+    if (this.#closed) return Promise.reject(new Error('The MCP stdio transport is closed.'));
+    if (this.#output.write(`${JSON.stringify(message)}\n`)) return Promise.resolve();
+    return (this.#drained ??= new Promise<void>((resolve) => {
+      const done = (): void => {
+        this.#output.off('drain', done).off('close', done);
+        this.#drained = undefined;
+        resolve();
+      };
+      this.#output.on('drain', done).on('close', done);
+    }));
   }
 
   async close(): Promise<void> {
@@ -72,6 +83,11 @@ export class StdioTransport implements Transport {
 
   readonly #onInputError = (error: Error): void => {
     this.onerror?.(error);
+  };
+
+  readonly #onOutputError = (error: Error): void => {
+    this.onerror?.(error);
+    void this.close();
   };
 
   readonly #onData = (chunk: Buffer | string): void => {

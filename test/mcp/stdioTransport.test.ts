@@ -94,3 +94,20 @@ test('requestIdOf reads a numeric or string id at the end or the start, and noth
   assert.equal(requestIdOf('{"id":7,"method":"x"', 'zzz"}}'), 7);
   assert.equal(requestIdOf('{"method":"x","params":{"id":5', 'zzz"}}'), undefined);
 });
+
+test('an output error (the host gone: EPIPE) is told and closes the transport; a send waiting to drain settles, later ones reject', async () => {
+  const input = new PassThrough();
+  const output = new PassThrough({ highWaterMark: 16 });
+  const transport = new StdioTransport(input, output);
+  const errors: string[] = [];
+  let closes = 0;
+  transport.onerror = (error) => errors.push(error.message);
+  transport.onclose = () => closes++;
+  await transport.start();
+  const waiting = transport.send({ jsonrpc: '2.0', id: 1, result: { text: 'x'.repeat(100) } });
+  output.destroy(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+  await waiting;
+  assert.deepEqual(errors, ['write EPIPE']);
+  assert.equal(closes, 1);
+  await assert.rejects(transport.send({ jsonrpc: '2.0', id: 2, result: {} }), /closed/);
+});
