@@ -51,7 +51,11 @@ interface StepSet {
   readonly cost: number;
 }
 
-/** Step indices (and transitions) held by built states before they are dropped: a few MB. */
+/**
+ * Step indices and transitions held by built states before they are dropped (about 30 bytes
+ * each: tens of MB at most, per list; real policies hold a few thousand). Transitions count: a
+ * few states can gather one per code point a path ever used, without end.
+ */
 const MAX_KEPT = 1 << 20;
 
 const SPLIT = -1;
@@ -102,6 +106,11 @@ export class GlobAutomaton {
     this.#start = this.#intern(this.#closure(1));
   }
 
+  /** Step indices and transitions held by built states now (at most `MAX_KEPT`, and one state's worth). */
+  get held(): number {
+    return this.#kept;
+  }
+
   /** Whether the automaton accepts `path`; undefined when `budget` runs out first. */
   run(path: string, budget: GlobBudget): boolean | undefined {
     let state = this.#start;
@@ -138,8 +147,11 @@ export class GlobAutomaton {
     const reached = this.#closure(top);
     if (!budget.spend(reached.cost)) return undefined;
     const state = this.#intern(reached);
-    from.next.set(code, state);
-    this.#kept += 1;
+    if (this.#kept >= MAX_KEPT) this.#forget(); // this run goes on through `state`; the next starts afresh
+    else {
+      from.next.set(code, state);
+      this.#kept += 1;
+    }
     return state;
   }
 

@@ -41,6 +41,11 @@ export class PathGlobSet {
   matches(path: string, budget: GlobBudget): boolean | undefined {
     return this.#automaton.run(path, budget);
   }
+
+  /** What the built states hold (see `GlobAutomaton.held`): bounded however many paths it has seen. */
+  get held(): number {
+    return this.#automaton.held;
+  }
 }
 
 /** One glob (see `PathGlobSet`). */

@@ -97,6 +97,18 @@ describe('PathGlob', () => {
   });
 });
 
+test('what a list keeps is bounded: a few states meeting a new code point on every path gather no transitions without end', () => {
+  const set = new PathGlobSet(['*a*b*c*']);
+  let most = 0;
+  for (let first = 0x4e00; first + 1_000 <= 0x10_ffff; first += 1_000) {
+    const path = Array.from({ length: 1_000 }, (_, offset) => String.fromCodePoint(first + offset)).join('');
+    assert.equal(set.matches(path, new GlobBudget(Infinity)), false);
+    assert.equal(set.matches(`a${path}b${path}c`, new GlobBudget(Infinity)), true);
+    most = Math.max(most, set.held);
+  }
+  assert.ok(most <= (1 << 20) + 64, `held ${most}`);
+});
+
 /** The policy of the report that held a shared daemon for 34 s: 100 deny globs of 998 characters, and a path of 4,095. */
 const HOSTILE_GLOB = `${'**/a*/'.repeat(166)}zz`;
 const HOSTILE_PATH = `${'a/'.repeat(2047)}b`;
