@@ -29,16 +29,38 @@ interface Use {
   readonly order: number;
 }
 
-/** The first pair of paths (in patch order) one of which lies inside the other, as an error; undefined when there is none. */
+/** A path segment of the patch's paths: the use of the path ending there, and the first uses below it. */
+interface Node {
+  readonly children: Map<string, Node>;
+  use?: Use;
+  below?: Use;
+  fileBelow?: Use;
+}
+
+/**
+ * The first pair of paths (in patch order) one of which lies inside the other, as an error;
+ * undefined when there is none. Each path is walked once, a segment at a time (slicing out
+ * every ancestor and hashing it cost the square of a deep path's length).
+ */
 export function findPathConflict(effects: readonly PathEffect[]): EngineError | undefined {
   if (effects.length < 2 && effects.every((effect) => effect.fromPath === undefined)) return undefined;
-  const uses = effects.flatMap(usesOf);
-  const byPath = new Map(uses.map((use) => [use.path, use]));
-  for (const inner of uses) {
-    for (let slash = inner.path.lastIndexOf('/'); slash > 0; slash = inner.path.lastIndexOf('/', slash - 1)) {
-      const outer = byPath.get(inner.path.slice(0, slash));
-      if (outer !== undefined && !(outer.role === 'gone' && inner.role === 'gone')) return conflictError(outer, inner);
+  const root: Node = { children: new Map() };
+  for (const use of effects.flatMap(usesOf)) {
+    let node = root;
+    for (const segment of use.path.split('/')) {
+      const outer = node.use;
+      if (outer !== undefined && !(outer.role === 'gone' && use.role === 'gone')) return conflictError(outer, use);
+      if (node !== root) {
+        node.below ??= use;
+        if (use.role === 'file') node.fileBelow ??= use;
+      }
+      let child = node.children.get(segment);
+      if (child === undefined) node.children.set(segment, (child = { children: new Map() }));
+      node = child;
     }
+    const inner = use.role === 'gone' ? node.fileBelow : node.below;
+    if (inner !== undefined) return conflictError(use, inner);
+    node.use = use;
   }
   return undefined;
 }
