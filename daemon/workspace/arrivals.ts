@@ -24,11 +24,6 @@ export function fileIdentity(stats: { readonly ino: bigint; readonly birthtimeNs
   return `${stats.ino}:${stats.birthtimeNs}`;
 }
 
-/** Whether two `fileIdentity` values have one inode number (one file, or a new file given a deleted one's number). */
-export function sameInodeNumber(a: string, b: string): boolean {
-  return a.slice(0, a.indexOf(':')) === b.slice(0, b.indexOf(':'));
-}
-
 /** The file at `relative` (a normalised path under `root`), or else the nearest directory above it, within the root, that exists. */
 export async function locate(root: string, relative: string): Promise<Place> {
   const parts = relative.split('/');

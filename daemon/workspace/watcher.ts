@@ -25,17 +25,14 @@
  * again whenever it may have ended: when the watch reports its file deleted or moved (a raw
  * `rename`), when chokidar reports an unlink, and when a read finds another file at the path
  * (inode and birth time) or none where the watcher thought it watched one. It looks at the
- * path: a file there with the inode number of the one watched (a number reused) is watched anew
- * (`unwatch` then `add`: the add takes the path off the ignore list at once, so that list never
- * grows) — one with another number, found because the watch reported a rename, chokidar follows
- * itself (it was told of the rename too), as it does each commit of patchd's;
- * a missing one waits for its return on the nearest directory above it that exists (see
- * `arrivals.ts`). Either way a hint follows, so that whatever happened while no watch was active
- * is read.
+ * path: a file there is watched anew (`unwatch` then `add`: the add takes the path off the
+ * ignore list at once, so that list never grows); a missing one waits for its return on the
+ * nearest directory above it that exists (see `arrivals.ts`). Either way a hint follows, so
+ * that whatever happened while no watch was active is read.
  */
 import path from 'node:path';
 import type { FSWatcher } from 'chokidar';
-import { Arrivals, locate, sameInodeNumber, type Place } from './arrivals.ts';
+import { Arrivals, locate, type Place } from './arrivals.ts';
 import { hasErrorCode } from './ioErrors.ts';
 
 export interface WatcherOptions {
@@ -108,8 +105,6 @@ export class LazyWatcher {
   readonly #arrivals = new Arrivals((relative) => this.#reattach(relative));
   /** Files whose watch is to be set again: to be looked at (at the end of this turn), being looked at, or to be looked at once more after that. */
   readonly #reattaching = new Map<string, 'due' | 'looking' | 'again'>();
-  /** Files whose look was asked for by their watch's `rename` alone: chokidar got that event too (see `#reattachAt`). */
-  readonly #renamedOnly = new Set<string>();
 
   constructor(options: WatcherOptions) {
     this.#options = options;
@@ -246,7 +241,7 @@ export class LazyWatcher {
     const watched = (details as { readonly watchedPath?: unknown } | undefined)?.watchedPath;
     if (event !== 'rename' || typeof watched !== 'string') return;
     const relative = this.#relative(watched);
-    if (generation.paths.has(relative)) this.#reattach(relative, true);
+    if (generation.paths.has(relative)) this.#reattach(relative);
   }
 
   /** Sets the watch of `relative` again (see the header) if what a read `found` (an identity, or null: gone) is not what the watcher thinks it watches. */
@@ -263,11 +258,9 @@ export class LazyWatcher {
    * turn ends, so that the events of one change (a replaced file's watch reports a few at once)
    * make one look; one look at a time per file, and one more if asked for meanwhile.
    */
-  #reattach(relative: string, byRename = false): void {
+  #reattach(relative: string): void {
     if (this.#closed || !this.#files.has(relative)) return;
     const state = this.#reattaching.get(relative);
-    if (!byRename) this.#renamedOnly.delete(relative);
-    else if (state === undefined) this.#renamedOnly.add(relative);
     if (state === 'looking') this.#reattaching.set(relative, 'again');
     if (state !== undefined) return;
     this.#reattaching.set(relative, 'due');
@@ -280,7 +273,6 @@ export class LazyWatcher {
     locate(this.#options.root, relative).then((place) => this.#reattachAt(relative, place)).catch((error: unknown) => this.#options.onError(error)).finally(() => {
       const again = this.#reattaching.get(relative) === 'again';
       this.#reattaching.delete(relative);
-      this.#renamedOnly.delete(relative);
       if (again) this.#reattach(relative);
     });
   }
@@ -291,11 +283,8 @@ export class LazyWatcher {
     if (this.#closed || holder === undefined || file === undefined) return;
     if (place !== undefined && 'identity' in place) {
       this.#arrivals.cancel(relative);
-      // Replaced by a rename (as every commit of patchd's replaces a file) with another inode number: chokidar, told of the rename too, looks, watches the new file and reports the change itself.
-      const chokidarFollows = this.#renamedOnly.has(relative) && !file.missing && file.identity !== undefined && !sameInodeNumber(file.identity, place.identity);
       file.missing = false;
       file.identity = place.identity;
-      if (chokidarFollows) return;
       const absolute = this.#absolute(relative);
       this.#use(holder, (chokidar) => chokidar.unwatch(absolute).add(absolute));
     } else {
