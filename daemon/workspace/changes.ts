@@ -7,12 +7,13 @@
  * window) later: whatever the last write in a burst was, it is what that read sees. A re-check
  * already due when an event arrives may come too soon after it; then one more follows.
  *
- * A watch becomes active a few milliseconds after it is asked for, so a newly watched file is
- * re-checked once too: a write between our read and the watch is not missed. An event before
- * that re-check runs shows the watch is active; the re-check then moves to `settleMs` after the
- * event, so that one read serves both (a patch to a file read just before costs one read, not
- * two). Only that first re-check moves: one scheduled after an event never does, so events
- * coming without pause cannot postpone the read for ever.
+ * A watch becomes active some time after it is asked for, so a newly watched file is re-checked
+ * once too: a write between our read and the watch is not missed. An event before that re-check
+ * runs shows the watch is active; the re-check then moves to `settleMs` after the event, so that
+ * one read serves both (a patch to a file read just before costs one read, not two). Only that
+ * first re-check moves: one scheduled after an event never does, so events coming without pause
+ * cannot postpone the read for ever. A re-check that ran before the watcher reported the watch
+ * set (a loaded machine) is made once more when it does.
  *
  * Only files patchd has read, patched or cached are watched; a missing path is remembered
  * but not watched (watching it would mean watching, and reading, its whole directory).
@@ -58,6 +59,8 @@ export class ChangeMonitor {
   /** Path → the sha256 patchd last saw or wrote (null: missing); absent: never seen. */
   readonly #known = new Map<string, string | null>();
   readonly #scheduled = new Map<string, Recheck>();
+  /** Newly watched paths whose watch is not yet reported set, and whether a re-check has read them since. */
+  readonly #arming = new Map<string, 'due' | 'read'>();
   /** Paths to watch once their lock is released (see `#track`). */
   readonly #unlocking = new Set<string>();
   /** Path → when (Date.now()) the watcher last hinted at it. */
@@ -77,6 +80,7 @@ export class ChangeMonitor {
       root: options.root,
       maxPaths: options.maxWatchedPaths,
       onHint: (path) => this.#hint(path),
+      onActive: (path) => this.#active(path),
       onDrop: (path) => this.#drop(path),
       onError: options.onError,
     });
@@ -130,6 +134,7 @@ export class ChangeMonitor {
     this.#closing.abort();
     for (const { timer } of this.#scheduled.values()) clearTimeout(timer);
     this.#scheduled.clear();
+    this.#arming.clear();
     this.#listeners.clear();
     this.#unwatchedListeners.clear();
     this.#wakeIfIdle();
@@ -152,6 +157,7 @@ export class ChangeMonitor {
     } else if (locked && !this.#watcher.isWatching(path)) {
       this.#watchOnceUnlocked(path);
     } else if (this.#watcher.watch(path, identity)) {
+      this.#arming.set(path, 'due');
       this.#schedule(path, this.#options.settleMs, false);
     }
   }
@@ -176,6 +182,13 @@ export class ChangeMonitor {
       this.#scheduled.delete(path);
     }
     this.#schedule(path, this.#options.settleMs, true);
+  }
+
+  /** The new watch of `path` is set: if a re-check read the file before that, what came between is read now. */
+  #active(path: string): void {
+    const read = this.#arming.get(path) === 'read';
+    this.#arming.delete(path);
+    if (read) this.#schedule(path, 0, false);
   }
 
   /** A re-check of `path` after `delayMs` (the settle time), unless one is already due. */
@@ -212,6 +225,7 @@ export class ChangeMonitor {
     if (lease === undefined) return;
     try {
       const readAt = Date.now();
+      if (this.#arming.has(path)) this.#arming.set(path, 'read');
       const sha256 = await this.#options.readSha256(path);
       // Not a use of the file: tracked again, it could move to the watcher's newest generation, and be re-checked for that.
       if (sha256 !== undefined && this.#watcher.isWatching(path) && !this.#closing.signal.aborted) {
@@ -241,6 +255,7 @@ export class ChangeMonitor {
 
   #drop(path: string): void {
     this.#known.delete(path);
+    this.#arming.delete(path);
     this.#lastHint.delete(path);
     this.#options.cache.forget(path);
     this.#tell(this.#unwatchedListeners, path);

@@ -17,6 +17,12 @@
  *
  * Events are hints: only the workspace-relative path is reported, never what happened.
  *
+ * A watch is set some time after it is asked for: chokidar stats the file, then watches it, and
+ * on a loaded machine that can take longer than any wait. It tells when it has (chokidar's `add`
+ * for the path comes right after the watch is set), and only then does anything done to the
+ * file reach the watcher: a new watch is reported set (`onActive`), and a watch set again (see
+ * below) hints then, not when it is asked for.
+ *
  * A watch is on a file (an inode), not on a name. When the file is deleted, or replaced (`rm f
  * && echo > f`, `git checkout`, an editor's save by rename), its watch ends; chokidar sets a new
  * one only when its own look finds another inode number, and a filesystem gives a new file the
@@ -27,8 +33,15 @@
  * (inode and birth time) or none where the watcher thought it watched one. It looks at the
  * path: a file there is watched anew (`unwatch` then `add`: the add takes the path off the
  * ignore list at once, so that list never grows); a missing one waits for its return on the
- * nearest directory above it that exists (see `arrivals.ts`). Either way a hint follows, so
- * that whatever happened while no watch was active is read.
+ * nearest directory above it that exists (see `arrivals.ts`). Either way a hint follows (once
+ * the new watch is set; at once for a missing file), so that whatever happened while no watch
+ * was active is read.
+ *
+ * chokidar sets a watch by a stat, then a watch on the path. A file gone between the two (`rm f`
+ * the moment it is watched, or a replaced file gone again as chokidar follows it) leaves no
+ * watch, and chokidar says nothing of it: it drops ENOENT errors, and it still takes the file for
+ * watched. Every error chokidar meets passes through its `_handleError`; the watcher hears there
+ * of a watched file found missing, and sets that file's watch again too.
  */
 import path from 'node:path';
 import type { FSWatcher } from 'chokidar';
@@ -41,6 +54,8 @@ export interface WatcherOptions {
   readonly maxPaths: number;
   /** Something may have happened to this path. */
   readonly onHint: (path: string) => void;
+  /** The watch `watch` was asked for (and answered true) is set: what is done to the file from now on is told. */
+  readonly onActive: (path: string) => void;
   /** The path is no longer watched (its generation closed to stay under `maxPaths`). */
   readonly onDrop: (path: string) => void;
   readonly onError: (error: unknown) => void;
@@ -77,6 +92,8 @@ interface Watched {
   missing: boolean;
   /** The file the watch was set on (`fileIdentity` in arrivals.ts), when known. */
   identity: string | undefined;
+  /** Asked of chokidar and not yet reported set: a new watch, or one set again. */
+  arming: 'new' | 'again' | undefined;
 }
 
 /** The system ran out of file watches (inotify's `max_user_watches` or `max_user_instances`). */
@@ -133,7 +150,7 @@ export class LazyWatcher {
     newest.paths.add(relative);
     newest.added += 1;
     this.#arrivals.cancel(relative);
-    this.#files.set(relative, { missing: false, identity });
+    this.#files.set(relative, { missing: false, identity, arming: 'new' });
     this.#use(newest, (chokidar) => chokidar.add(this.#absolute(relative)));
     return holder === undefined || !this.#generations.includes(holder);
   }
@@ -193,11 +210,14 @@ export class LazyWatcher {
    */
   #use(generation: Generation, action: (chokidar: FSWatcher) => void): void {
     generation.chokidar ??= (this.#options.load ?? loadChokidar)().then(({ watch }) =>
-      // persistent: false — a watcher must never be what keeps the process alive.
-      watch([], { ignoreInitial: true, persistent: false, followSymlinks: false, atomic: true })
-        .on('all', (event, absolute) => this.#onEvent(event, absolute))
-        .on('raw', (event, _name, details) => this.#onRaw(generation, event, details))
-        .on('error', (error) => this.#onChokidarError(error)));
+      this.#hearMissingFiles(
+        // persistent: false — a watcher must never be what keeps the process alive.
+        // ignoreInitial: false — the `add` of each path asked for tells that its watch is set.
+        watch([], { ignoreInitial: false, persistent: false, followSymlinks: false, atomic: true })
+          .on('all', (event, absolute) => this.#onEvent(event, absolute))
+          .on('raw', (event, _name, details) => this.#onRaw(generation, event, details))
+          .on('error', (error) => this.#onChokidarError(error)),
+      ));
     generation.pending.push(action);
     if (generation.pending.length > 1) return;
     generation.chokidar.then((chokidar) => setImmediate(() => this.#runPending(generation, chokidar)), (error: unknown) => {
@@ -217,6 +237,17 @@ export class LazyWatcher {
     }
   }
 
+  /** A watched file chokidar found missing, where it may have meant to set its watch, has its watch set again (see the header). */
+  #hearMissingFiles(chokidar: FSWatcher): FSWatcher {
+    const handleError = chokidar._handleError.bind(chokidar);
+    chokidar._handleError = (error) => {
+      const missing = hasErrorCode(error, 'ENOENT', 'ENOTDIR') ? (error as NodeJS.ErrnoException).path : undefined;
+      if (missing !== undefined) this.#reattach(this.#relative(missing));
+      return handleError(error);
+    };
+    return chokidar;
+  }
+
   /** The system's limit on watches is told once: past it, every new file would say the same. */
   #onChokidarError(error: unknown): void {
     if (!hasErrorCode(error, 'ENOSPC', 'EMFILE')) return this.#options.onError(error);
@@ -227,8 +258,14 @@ export class LazyWatcher {
 
   #onEvent(event: string, absolute: string): void {
     const relative = this.#relative(absolute);
-    if (!this.isWatching(relative)) return;
+    const file = this.#files.get(relative);
+    if (file === undefined || !this.isWatching(relative)) return;
     if (event === 'unlink') this.#reattach(relative);
+    if (event === 'add' && file.arming !== undefined) {
+      const arming = file.arming;
+      file.arming = undefined;
+      if (arming === 'new') return this.#options.onActive(relative);
+    }
     this.#options.onHint(relative);
   }
 
@@ -285,15 +322,17 @@ export class LazyWatcher {
       this.#arrivals.cancel(relative);
       file.missing = false;
       file.identity = place.identity;
+      file.arming = 'again';
       const absolute = this.#absolute(relative);
+      // The hint comes with chokidar's `add`, once the watch is set (see the header).
       this.#use(holder, (chokidar) => chokidar.unwatch(absolute).add(absolute));
-    } else {
-      file.missing = true;
-      file.identity = undefined;
-      if (place === undefined) this.#arrivals.cancel(relative);
-      // Newly waiting: the file may have come back before that watch was active, so look once more.
-      else if (this.#waitFor(relative, place)) this.#reattaching.set(relative, 'again');
+      return;
     }
+    file.missing = true;
+    file.identity = undefined;
+    if (place === undefined) this.#arrivals.cancel(relative);
+    // Newly waiting: the file may have come back before that watch was active, so look once more.
+    else if (this.#waitFor(relative, place)) this.#reattaching.set(relative, 'again');
     this.#options.onHint(relative);
   }
 

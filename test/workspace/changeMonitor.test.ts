@@ -70,6 +70,8 @@ interface Harness {
   disk: string;
   /** chokidar reports an event on the path. */
   hint: (path: string) => void;
+  /** The watcher reports the new watch of the path set. */
+  active: (path: string) => void;
   /** Takes paths' locks, as a commit does. */
   readonly locks: LockTable;
   /** The paths the watcher watches. */
@@ -85,6 +87,7 @@ function harness(): Harness {
     reads: [],
     changes: [],
     hint: () => assert.fail('no watcher yet'),
+    active: () => assert.fail('no watcher yet'),
     locks,
     watched,
     monitor: undefined as unknown as ChangeMonitor,
@@ -102,6 +105,7 @@ function harness(): Harness {
     onError: (error) => assert.fail(String(error)),
     watcher: (options) => {
       state.hint = options.onHint;
+      state.active = options.onActive;
       return {
         watch: (path) => !watched.has(path) && watched.add(path).has(path),
         sawGone: () => {},
@@ -133,6 +137,33 @@ test('a change chokidar drops right after it reported a commit is still read, by
     assert.deepEqual(h.reads, ['saved by an editor'], 'one read serves the new watch and the event');
     assert.deepEqual(h.changes, [{ path: 'f.txt', sha256: 'saved by an editor' }]);
     await h.monitor.idle(); // and nothing more is due
+  } finally {
+    await h.monitor.close();
+  }
+});
+
+test('a new watch reported set only after its re-check read the file (a loaded machine) has the file read once more then; reported set before, one read serves', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
+  const h = harness();
+  try {
+    h.monitor.learn('f.txt', 'one'); // newly watched: a re-check is due at 75 ms
+    t.mock.timers.tick(75);
+    await settle();
+    assert.deepEqual(h.reads, ['one'], 'the re-check ran before the watch was set');
+    h.disk = 'two'; // no watch yet: no event
+    h.active('f.txt');
+    t.mock.timers.tick(0);
+    await settle();
+    assert.deepEqual(h.reads, ['one', 'two'], 'read again once the watch is set');
+    assert.deepEqual(h.changes, [{ path: 'f.txt', sha256: 'two' }]);
+    await h.monitor.idle();
+
+    h.monitor.learn('g.txt', 'one');
+    h.active('g.txt');
+    t.mock.timers.tick(75);
+    await settle();
+    assert.deepEqual(h.reads, ['one', 'two', 'two'], 'set before its re-check: that one read serves');
+    await h.monitor.idle();
   } finally {
     await h.monitor.close();
   }

@@ -25,6 +25,7 @@ function watcherOver(names: readonly string[]) {
       waiters.get(relative)?.();
     },
     onDrop: () => {},
+    onActive: () => {},
     onError: (error) => errors.push(error),
   });
   const hinted = (name: string) => (seen.has(name) ? Promise.resolve() : new Promise<void>((resolve) => waiters.set(name, resolve)));
@@ -56,23 +57,29 @@ test('files watched in one turn are all watched', async () => {
 
 /** A stand-in for chokidar that records, per instance, what it was asked (`log`: in order). */
 function recordingChokidar() {
-  const instances: { added: string[]; unwatched: string[]; log: string[]; closed: boolean; fail: (error: Error) => void }[] = [];
+  const instances: { added: string[]; unwatched: string[]; log: string[]; closed: boolean; fail: (error: Error) => void; instance: FSWatcher }[] = [];
   const watch = () => {
     let onError: (error: Error) => void = () => {};
-    const calls = { added: [] as string[], unwatched: [] as string[], log: [] as string[], closed: false, fail: (error: Error) => onError(error) };
+    let onAll: (event: string, absolute: string) => void = () => {};
+    const calls = { added: [] as string[], unwatched: [] as string[], log: [] as string[], closed: false, fail: (error: Error) => onError(error), instance: undefined as unknown as FSWatcher };
     instances.push(calls);
     const instance = {
-      on: (event: string, listener: (error: Error) => void) => {
-        if (event === 'error') onError = listener;
+      on: (event: string, listener: (...args: never[]) => void) => {
+        if (event === 'error') onError = listener as typeof onError;
+        if (event === 'all') onAll = listener as typeof onAll;
         return instance;
       },
-      add: (absolute: string) => (calls.added.push(path.basename(absolute)), calls.log.push(`add ${path.basename(absolute)}`), instance),
+      // As chokidar tells the watch of each path it is asked for set: by an `add` (here at once).
+      add: (absolute: string) => (calls.added.push(path.basename(absolute)), calls.log.push(`add ${path.basename(absolute)}`), onAll('add', absolute), instance),
       unwatch: (absolute: string) => (calls.unwatched.push(path.basename(absolute)), calls.log.push(`unwatch ${path.basename(absolute)}`), instance),
       close: async () => {
         calls.closed = true;
       },
+      // chokidar's own handler of the errors it meets (it drops ENOENT): recorded.
+      _handleError: (error: Error) => (calls.log.push(`handled ${(error as NodeJS.ErrnoException).code}`), error),
     };
-    return instance as unknown as FSWatcher;
+    calls.instance = instance as unknown as FSWatcher;
+    return calls.instance;
   };
   return { instances, load: async () => ({ watch: watch as unknown as typeof import('chokidar').watch }) };
 }
@@ -82,7 +89,7 @@ const turn = () => new Promise((resolve) => setImmediate(resolve));
 test('past its bound the watcher closes its oldest generation whole, never unwatching a file; a file touched again moves to the newest', async () => {
   const chokidar = recordingChokidar();
   const dropped: string[] = [];
-  const watcher = new LazyWatcher({ root: '/w', maxPaths: 6, onHint: () => {}, onDrop: (relative) => dropped.push(relative), onError: (error) => assert.fail(String(error)), load: chokidar.load });
+  const watcher = new LazyWatcher({ root: '/w', maxPaths: 6, onHint: () => {}, onDrop: (relative) => dropped.push(relative), onActive: () => {}, onError: (error) => assert.fail(String(error)), load: chokidar.load });
   try {
     // Six files fill three generations of two.
     for (const name of ['a', 'b', 'c', 'd', 'e', 'f']) assert.equal(watcher.watch(name), true);
@@ -124,7 +131,7 @@ test('closing in the turn that asked for watches leaves nothing watched and repo
 test('running out of inotify watches is told once, as such; other watcher errors are told as they come', async () => {
   const chokidar = recordingChokidar();
   const errors: unknown[] = [];
-  const watcher = new LazyWatcher({ root: '/w', maxPaths: 100, onHint: () => {}, onDrop: () => {}, onError: (error) => errors.push(error), load: chokidar.load });
+  const watcher = new LazyWatcher({ root: '/w', maxPaths: 100, onHint: () => {}, onDrop: () => {}, onActive: () => {}, onError: (error) => errors.push(error), load: chokidar.load });
   try {
     watcher.watch('a');
     await turn();
@@ -147,7 +154,7 @@ test('a read that finds another file at a watched path, or none, or the file bac
   let hints = 0;
   let wake: () => void = () => {};
   const watcher = new LazyWatcher({
-    root, maxPaths: 100, onHint: () => (hints++, wake()), onDrop: () => {}, onError: (error) => assert.fail(String(error)), load: chokidar.load,
+    root, maxPaths: 100, onHint: () => (hints++, wake()), onDrop: () => {}, onActive: () => {}, onError: (error) => assert.fail(String(error)), load: chokidar.load,
   });
   const log = () => chokidar.instances[0]?.log ?? [];
   // The watcher hints each time it has looked at the path; what it then asks of chokidar follows a turn later. Waits on hints (the bound is a hang guard).
@@ -189,6 +196,44 @@ test('a read that finds another file at a watched path, or none, or the file bac
     await until(() => log().length === 5);
     assert.deepEqual(log(), ['add a.txt', 'unwatch a.txt', 'add a.txt', 'unwatch a.txt', 'add a.txt']);
     assert.equal(watcher.isWatching('a.txt'), true);
+  } finally {
+    await watcher.close();
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('a watched file chokidar finds missing as it sets a watch (gone between its stat and its watch, an error it drops) has its watch set again', async () => {
+  const chokidar = recordingChokidar();
+  const root = realpathSync(mkdtempSync(path.join(tmpdir(), 'patchd-watcher-')));
+  const file = path.join(root, 'a.txt');
+  writeFileSync(file, 'one\n');
+  let hints = 0;
+  const watcher = new LazyWatcher({ root, maxPaths: 100, onHint: () => hints++, onDrop: () => {}, onActive: () => {}, onError: (error) => assert.fail(String(error)), load: chokidar.load });
+  const missing = (absolute: string) => Object.assign(new Error(`ENOENT: no such file or directory, watch '${absolute}'`), { code: 'ENOENT', syscall: 'watch', path: absolute });
+  const log = () => chokidar.instances[0]?.log ?? [];
+  const until = async (done: () => boolean) => {
+    for (let round = 0; !done(); round++) {
+      assert.ok(round < 2_400, `still waiting; chokidar was asked ${JSON.stringify(log())}`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  };
+  try {
+    assert.equal(watcher.watch('a.txt'), true);
+    await until(() => log().length === 1);
+    const instance = chokidar.instances[0]!.instance;
+    // The file went as chokidar set its watch, and came back: the watch is set on the file there now.
+    rmSync(file);
+    writeFileSync(file, 'two\n');
+    const error = missing(file);
+    assert.equal(instance._handleError(error), error, 'chokidar still handles it');
+    await until(() => log().length === 4);
+    assert.deepEqual(log(), ['add a.txt', 'handled ENOENT', 'unwatch a.txt', 'add a.txt']);
+    assert.equal(hints, 1, 'a hint follows, so that what happened meanwhile is read');
+    // Another path's error is chokidar's alone.
+    instance._handleError(missing(path.join(root, 'other.txt')));
+    await turn();
+    await turn();
+    assert.deepEqual(log().slice(4), ['handled ENOENT']);
   } finally {
     await watcher.close();
     rmSync(root, { recursive: true, force: true });
