@@ -49,11 +49,10 @@ export class ReceiptDraft {
     this.#notes = notes;
   }
 
-  /** The disk changed under the plan (at `path`) and the patch was planned again on the new bytes. */
-  noteReplanned(path: string | undefined): void {
+  /** The disk changed under the plan (at `path`) and the patch (or undo) was planned again on the new bytes. */
+  noteReplanned(path: string | undefined, what: 'patch' | 'undo'): void {
     this.#replanned = true;
-    const what = path ?? 'A file';
-    const diagnostic: Diagnostic = { code: 'replanned', message: `${what} changed on disk after the patch was planned; it was planned again on the new content.` };
+    const diagnostic: Diagnostic = { code: 'replanned', message: `${path ?? 'A file'} changed on disk after the ${what} was planned; it was planned again on the new content.` };
     if (path !== undefined) diagnostic.path = path;
     this.#notes = { ...this.#notes, diagnostics: [...this.#notes.diagnostics, diagnostic] };
   }
