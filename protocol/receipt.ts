@@ -105,8 +105,8 @@ export const ReceiptSchema = z.object({
   timings: TimingsSchema,
   /**
    * Set when a file changed on disk (outside patchd) between planning and commit, and the
-   * patch was planned again on the new bytes — once; a `replanned` diagnostic names the file.
-   * Never set for a patch with preconditions: that one is rejected `stale_file` instead.
+   * patch (or undo) was planned again on the new bytes — once; a `replanned` diagnostic names
+   * the file. Never set for a patch with preconditions: that one is rejected `stale_file` instead.
    */
   replanned: z.boolean().optional(),
   error: ReceiptErrorSchema.optional(),
