@@ -9,9 +9,10 @@
  * stops and answers `undefined`. Built states are kept up to `MAX_KEPT`, then dropped whole and
  * built again as needed.
  */
+import type { CharClass } from './globClass.ts';
 
-/** What a character step accepts: one code point, any character, any but `/`, or a class (given the character). */
-export type CharTest = number | 'any' | 'notSlash' | ((char: string) => boolean);
+/** What a character step accepts: one code point, any character, any but `/`, or a class. */
+export type CharTest = number | 'any' | 'notSlash' | CharClass;
 
 export type Step =
   | { readonly kind: 'char'; readonly test: CharTest; next: number }
@@ -70,7 +71,7 @@ export class GlobAutomaton {
   readonly #test: Int32Array;
   /** Per character step: the step after it. */
   readonly #next: Int32Array;
-  readonly #classes = new Map<number, (char: string) => boolean>();
+  readonly #classes = new Map<number, CharClass>();
   /** Split step `i` goes on to `#splitTo[#splitFrom[i]]` … `#splitTo[#splitFrom[i + 1] - 1]`. */
   readonly #splitFrom: Int32Array;
   readonly #splitTo: Int32Array;
@@ -156,7 +157,7 @@ export class GlobAutomaton {
   }
 
   #inClass(index: number, code: number): boolean {
-    return this.#classes.get(index)?.(String.fromCodePoint(code)) === true;
+    return this.#classes.get(index)!.has(code);
   }
 
   /** The character steps reachable without reading a character from the `top` first steps of `#pending`, and whether the match is. */

@@ -14,6 +14,7 @@
  * cannot hold the daemon's thread for long: past it, matching answers `undefined`.
  */
 import { GlobAutomaton, GlobBudget, type CharTest, type Step } from './globAutomaton.ts';
+import { CharClass } from './globClass.ts';
 
 export { GlobBudget };
 
@@ -183,17 +184,16 @@ class GlobParser {
     this.#at++;
     const negated = this.source[this.#at] === '!' || this.source[this.#at] === '^';
     if (negated) this.#at++;
-    const ranges: [string, string][] = [];
+    const ranges: [number, number][] = [];
     while (this.#at < end) {
-      const low = this.#literalChar();
+      const low = this.#literalChar().codePointAt(0)!;
       if (this.source[this.#at] === '-' && this.#at + 1 < end) {
         this.#at++;
-        ranges.push([low, this.#literalChar()]);
+        ranges.push([low, this.#literalChar().codePointAt(0)!]);
       } else ranges.push([low, low]);
     }
     this.#at = end + 1;
-    const inClass = (char: string): boolean => ranges.some(([low, high]) => char >= low && char <= high);
-    return { kind: 'char', test: (char) => char !== '/' && inClass(char) !== negated };
+    return { kind: 'char', test: new CharClass(ranges, negated) };
   }
 }
 

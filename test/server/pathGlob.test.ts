@@ -97,6 +97,62 @@ describe('PathGlob', () => {
   });
 });
 
+describe('character classes, compiled to sorted ranges, answer as scanning each range did', () => {
+  test('overlapping, single, reversed and negated ranges; escaped ] and -; case; never /', () => {
+    check('[a-mg-z]', ['a', 'g', 'm', 'z'], ['A', '`', '{', '/']);
+    check('[a-cx-zb]', ['a', 'b', 'c', 'x', 'z'], ['d', 'w']);
+    check('[aaa]', ['a'], ['b']);
+    check('[z-a]', [], ['a', 'm', 'z']);
+    check('[!z-a]', ['a', 'm', '.'], ['/', 'ab']);
+    check('[!a-c]', ['d', '`', 'A', '😀'], ['a', 'b', 'c', '/']);
+    check('[^A-Z]', ['a', '-'], ['A', 'Q', 'Z']);
+    check('[\\]\\-]', [']', '-'], ['\\', 'a']);
+    check('[a\\-z]', ['a', '-', 'z'], ['b', 'y']);
+    check('[a-]', ['a', '-'], ['b']);
+    check('[-a]', ['a', '-'], ['b']);
+    check('[]-a]', [']', '^', '_', '`', 'a'], ['b', '\\']);
+    check('[!]a]', ['b', '['], [']', 'a']);
+    check('[.-0]', ['.', '0'], ['/', '-', '1']);
+    check('[\\/a]', ['a'], ['/']);
+  });
+
+  test('characters beyond the BMP are one character, ordered as JavaScript orders strings (by UTF-16 code units)', () => {
+    check('[😀-😂]', ['😀', '😁', '😂'], ['😃', '\u{1F5FF}', '😀😀', '\uD83D']);
+    check('[!😀]', ['😁', 'a', '\uD83D'], ['😀', '/']);
+    check('x[😀a-c]y', ['x😀y', 'xby'], ['x😁y', 'x\uD83Dy']);
+    // U+E000 sorts after every pair (U+10000 is \uD800\uDC00), so the first is empty and the second is not.
+    check('[\u{E000}-\u{10000}]', [], ['\u{E000}', '\u{10000}', '\u{F000}']);
+    check('[\u{10000}-\u{E000}]', ['\u{10000}', '\u{10FFFF}', '\uD801', '\uDC00', '\u{E000}'], ['\u{E001}', '\uD800', '\u{D7FF}', '\u{FFFF}']);
+  });
+
+  test('any class of code points answers as the string comparisons, range by range, it replaced', () => {
+    const interesting = [0, 0x21, 0x2d, 0x2f, 0x41, 0x5c, 0x5d, 0x5e, 0x61, 0x7a, 0xd7ff, 0xd800, 0xdbff, 0xdc00, 0xdfff, 0xe000, 0xffff, 0x1_0000, 0x1_f600, 0x10_ffff];
+    const codePoint = fc.oneof(
+      fc.constantFrom(...interesting),
+      fc.tuple(fc.constantFrom(...interesting), fc.integer({ min: -3, max: 3 })).map(([code, offset]) => Math.min(0x10_ffff, Math.max(0, code + offset))),
+      fc.integer({ min: 0, max: 0x10_ffff }),
+    );
+    const range = fc.oneof(codePoint.map((code): [number, number] => [code, code]), fc.tuple(codePoint, codePoint));
+    fc.assert(fc.property(fc.array(range, { minLength: 1, maxLength: 8 }), fc.boolean(), fc.array(codePoint, { maxLength: 20 }), (ranges, negated, probes) => {
+      const escaped = (code: number) => `\\${String.fromCodePoint(code)}`;
+      const glob = `[${negated ? '!' : ''}${ranges.map(([low, high]) => (low === high ? escaped(low) : `${escaped(low)}-${escaped(high)}`)).join('')}]`;
+      const compiled = new PathGlob(glob);
+      const scanned = scannedClass(ranges, negated);
+      for (const code of [...probes, ...ranges.flat().flatMap((end) => [end - 1, end, end + 1])]) {
+        if (code < 0 || code > 0x10_ffff) continue;
+        const char = String.fromCodePoint(code);
+        assert.equal(compiled.matches(char), scanned(char), `${JSON.stringify(glob)} against U+${code.toString(16)}`);
+      }
+    }), { numRuns: 1_000 });
+  });
+});
+
+/** A class as it was tested before it was compiled: `/` never, else each range scanned, compared as strings. */
+function scannedClass(ranges: readonly [number, number][], negated: boolean): (char: string) => boolean {
+  const bounds = ranges.map(([low, high]) => [String.fromCodePoint(low), String.fromCodePoint(high)] as const);
+  return (char) => char !== '/' && bounds.some(([low, high]) => char >= low && char <= high) !== negated;
+}
+
 test('what a list keeps is bounded: a few states meeting a new code point on every path gather no transitions without end', () => {
   const set = new PathGlobSet(['*a*b*c*']);
   let most = 0;
