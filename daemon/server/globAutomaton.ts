@@ -4,10 +4,12 @@
  * transition on a character is built the first time it is taken — one look at each of its
  * steps, then the steps reachable without reading (splits followed, each step once) — and kept,
  * so that a path through states already built costs one lookup per character. Building costs at
- * most the automaton's size, whatever the globs: no backtracking, no blow-up. What it costs is
- * counted against a `GlobBudget` shared by every path of one patch; once that is spent the run
- * stops and answers `undefined`. Built states are kept up to `MAX_KEPT`, then dropped whole and
- * built again as needed.
+ * most the automaton's size, whatever the globs: no backtracking, no blow-up. (A class step
+ * looks by binary search, `globClass.ts`: probes of about the log of its ranges, fewer than the
+ * characters it is written with.) What it costs, probes included, is counted against a
+ * `GlobBudget` shared by every path of one patch; once that is spent the run stops and answers
+ * `undefined`. Built states are kept up to `MAX_KEPT`, then dropped whole and built again as
+ * needed.
  */
 import type { CharClass } from './globClass.ts';
 
@@ -19,7 +21,10 @@ export type Step =
   | { readonly kind: 'split'; next: number[] }
   | { readonly kind: 'match' };
 
-/** Work allowed for building states: steps looked at (about 10–40 ns each). Shared by every match it is given to. */
+/**
+ * Work allowed for building states: steps looked at (about 10–40 ns each), a class step once
+ * more per probe of its search (see `CharClass.searchSteps`). Shared by every match it is given to.
+ */
 export class GlobBudget {
   #spent = 0;
 
@@ -41,6 +46,8 @@ interface State {
   /** The automaton's character steps active, ascending. */
   readonly steps: Int32Array;
   readonly accepting: boolean;
+  /** What looking at its steps for a character costs (see `GlobBudget`). */
+  readonly lookCost: number;
   /** Transitions built so far, by code point. */
   readonly next: Map<number, State>;
 }
@@ -136,7 +143,7 @@ export class GlobAutomaton {
 
   #follow(from: State, code: number, budget: GlobBudget): State | undefined {
     const { steps } = from;
-    if (!budget.spend(steps.length)) return undefined;
+    if (!budget.spend(from.lookCost)) return undefined;
     const tests = this.#test;
     let top = 0;
     for (let at = 0; at < steps.length; at++) {
@@ -158,6 +165,12 @@ export class GlobAutomaton {
 
   #inClass(index: number, code: number): boolean {
     return this.#classes.get(index)!.has(code);
+  }
+
+  #lookCost(steps: Int32Array): number {
+    let cost = steps.length;
+    for (const index of steps) if (this.#test[index] === CLASS) cost += this.#classes.get(index)!.searchSteps;
+    return cost;
   }
 
   /** The character steps reachable without reading a character from the `top` first steps of `#pending`, and whether the match is. */
@@ -189,7 +202,7 @@ export class GlobAutomaton {
     const known = bucket?.find((state) => state.accepting === accepting && sameSteps(state.steps, steps));
     if (known !== undefined) return known;
     if (this.#kept + steps.length > MAX_KEPT) this.#forget();
-    const state: State = { steps, accepting, next: new Map() };
+    const state: State = { steps, accepting, lookCost: this.#lookCost(steps), next: new Map() };
     const kept = this.#states.get(key);
     if (kept === undefined) this.#states.set(key, [state]);
     else kept.push(state);
@@ -199,10 +212,10 @@ export class GlobAutomaton {
 
   /** Drops every built state; the start is built anew (a run under way goes on through the old ones). */
   #forget(): void {
-    const { steps, accepting } = this.#start;
+    const { steps, accepting, lookCost } = this.#start;
     this.#states = new Map();
     this.#kept = 0;
-    this.#start = { steps, accepting, next: new Map() };
+    this.#start = { steps, accepting, lookCost, next: new Map() };
     this.#states.set(hashOf(steps, accepting), [this.#start]);
     this.#kept = steps.length + 1;
   }

@@ -169,6 +169,14 @@ test('what a list keeps is bounded: a few states meeting a new code point on eve
 const HOSTILE_GLOB = `${'**/a*/'.repeat(166)}zz`;
 const HOSTILE_PATH = `${'a/'.repeat(2047)}b`;
 
+/** `*` then a class of `ranges` CJK characters none next to another (997 make 1,000 characters, as long as a glob may be), from U+4E00 + `shift`. */
+function hugeClassGlob(shift: number, ranges = 997): string {
+  return `*[${Array.from({ length: ranges }, (_, index) => String.fromCodePoint(0x4e00 + shift + 2 * index)).join('')}]`;
+}
+
+/** 4,095 characters, each different, in none of those classes. */
+const DISTINCT_PATH = Array.from({ length: 4095 }, (_, index) => String.fromCodePoint(0xac00 + index)).join('');
+
 describe('globs and paths built to be slow', () => {
   test('cost a bounded number of steps: the report\'s policy and path are answered in about 280 thousand (the matcher before took 140 ms per glob, 100 globs a patch), and nothing the next time', () => {
     assert.equal(HOSTILE_GLOB.length, 998);
@@ -208,6 +216,35 @@ describe('globs and paths built to be slow', () => {
       assert.equal(result.error.limit?.name, 'approvalGlobSteps');
       assert.equal(result.error.limit?.max, MAX_GLOB_STEPS);
       assert.match(result.error.message, /approval policy took more than 4000000 steps.*nothing was written/);
+    }
+  });
+
+  test('a class is charged by its search: testing a character against 997 ranges costs about log2(997) steps more than against one, not the same', () => {
+    const spentWith = (ranges: number) => {
+      const budget = new GlobBudget(Infinity);
+      assert.equal(new PathGlobSet([hugeClassGlob(0, ranges)]).matches(DISTINCT_PATH, budget), false);
+      return budget.spent;
+    };
+    assert.equal(hugeClassGlob(0, 997).length, 1000);
+    // Each character of the path is new, so each builds a transition, which tests the class once.
+    const morePerCharacter = (spentWith(997) - spentWith(1)) / DISTINCT_PATH.length;
+    assert.ok(Math.abs(morePerCharacter - Math.log2(997)) <= 1, `${morePerCharacter} steps more per character`);
+  });
+
+  test('the approval gate: 10 globs of huge classes check a long path within the budget; 100 are limit_exceeded, not seconds of scanning counted as a few steps', () => {
+    const globs = Array.from({ length: 100 }, (_, shift) => hugeClassGlob(shift));
+    const budget = new GlobBudget(MAX_GLOB_STEPS);
+    assert.equal(new PathGlobSet(globs.slice(0, 10)).matches(DISTINCT_PATH, budget), false);
+    assert.ok(budget.spent <= MAX_GLOB_STEPS, `${budget.spent} steps`);
+    const gate = new ApprovalGate({ policy: { deny: globs, ask: globs }, timeoutMs: 1 }, async () => ({ approved: true }));
+    for (const result of [gate.deniedPath([DISTINCT_PATH]), gate.needsApproval([DISTINCT_PATH])]) {
+      assert.equal(result.ok, false);
+      if (result.ok) continue;
+      assert.equal(result.error.code, 'limit_exceeded');
+      assert.equal(result.error.limit?.name, 'approvalGlobSteps');
+      assert.equal(result.error.limit?.max, MAX_GLOB_STEPS);
+      // Stopped one state past the limit: at most each glob's steps looked at and searched, and followed.
+      assert.ok(result.error.limit.actual! < MAX_GLOB_STEPS + 100 * 1000, `${result.error.limit.actual} steps`);
     }
   });
 
