@@ -17,13 +17,15 @@ import { createTempTree } from '../helpers/tempTree.ts';
 const change = (file: string, from: string, to: string): string => `--- a/${file}\n+++ b/${file}\n@@ -1,2 +1,2 @@\n hello\n-${from}\n+${to}\n`;
 const REMADE = /patchd made the workspace's state directory anew \(the undo history before now is lost\); send the patch again\.$/;
 
-/** A daemon with a workspace of a.txt and b.txt open, a.txt patched once (so its state dir holds a record). */
+/** A daemon with a workspace of a.txt, b.txt and c.txt open, a.txt and c.txt patched once (so its state dir holds a record). */
 async function openedAndPatched() {
-  const tree = createTempTree({ 'a.txt': 'hello\nworld\n', 'b.txt': 'hello\nworld\n' });
+  const tree = createTempTree({ 'a.txt': 'hello\nworld\n', 'b.txt': 'hello\nworld\n', 'c.txt': 'hello\nworld\n' });
   const stateRoot = join(tree.outside, 'state');
   const daemon = await PatchClient.spawn({ env: { ...process.env, PATCHD_STATE_DIR: stateRoot } });
   const workspace = await daemon.openWorkspace(tree.root);
-  assert.equal((await workspace.apply(change('a.txt', 'world', 'there'))).status, 'applied');
+  // Two files: a commit of several is durable, its done frame included, before it is reported (a one-file commit's done
+  // frame follows its report, and could land after the removals below and find them first).
+  assert.equal((await workspace.apply(change('a.txt', 'world', 'there') + change('c.txt', 'world', 'there'))).status, 'applied');
   // The list waits for the commit's record, written after its report: the removals below must come after it.
   assert.equal((await workspace.transactions()).length, 1);
   return {
@@ -59,7 +61,7 @@ describe('a state dir removed while the workspace is open', () => {
     assert.match(refused.error?.message ?? '', /state directory .* was removed while the workspace was open/);
     assert.match(refused.error?.message ?? '', REMADE);
     assert.equal(tree.text('b.txt'), 'hello\nworld\n');
-    assert.deepEqual(readdirSync(tree.root).sort(), ['a.txt', 'b.txt'], 'no temp left');
+    assert.deepEqual(readdirSync(tree.root).sort(), ['a.txt', 'b.txt', 'c.txt'], 'no temp left');
 
     const one = await workspace.apply(change('b.txt', 'world', 'one file'));
     assert.equal(one.status, 'applied', JSON.stringify(one.error));
