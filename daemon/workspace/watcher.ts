@@ -41,7 +41,9 @@
  * the moment it is watched, or a replaced file gone again as chokidar follows it) leaves no
  * watch, and chokidar says nothing of it: it drops ENOENT errors, and it still takes the file for
  * watched. Every error chokidar meets passes through its `_handleError`; the watcher hears there
- * of a watched file found missing, and sets that file's watch again too.
+ * of a watched file found missing, and sets that file's watch again too. It also keeps such an
+ * error from chokidar, whose own wait for a file it found missing is a watch on the directory
+ * that reads all of it, again at every change in it.
  */
 import path from 'node:path';
 import type { FSWatcher } from 'chokidar';
@@ -242,8 +244,10 @@ export class LazyWatcher {
     const handleError = chokidar._handleError.bind(chokidar);
     chokidar._handleError = (error) => {
       const missing = hasErrorCode(error, 'ENOENT', 'ENOTDIR') ? (error as NodeJS.ErrnoException).path : undefined;
-      if (missing !== undefined) this.#reattach(this.#relative(missing));
-      return handleError(error);
+      const relative = missing === undefined ? undefined : this.#relative(missing);
+      if (relative === undefined || !this.#files.has(relative)) return handleError(error);
+      this.#reattach(relative);
+      return false;
     };
     return chokidar;
   }
