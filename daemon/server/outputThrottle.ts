@@ -80,7 +80,8 @@ export class OutputThrottle {
    * aborts while it waits goes at once, taking no place (it is to end, not to run).
    */
   acquire(signal: AbortSignal): Promise<Release> {
-    if (this.#waiting.length === 0 && this.#mayStart()) return Promise.resolve(this.#take());
+    const place = this.tryAcquire();
+    if (place !== undefined) return Promise.resolve(place);
     if (signal.aborted) return Promise.resolve(() => {});
     return new Promise((resolve) => {
       const onAbort = (): void => {
@@ -95,6 +96,11 @@ export class OutputThrottle {
       signal.addEventListener('abort', onAbort, { once: true });
       this.#waiting.push(start);
     });
+  }
+
+  /** A place at once, when a request may start now and none waits before it; else undefined (then `acquire` waits its turn). */
+  tryAcquire(): Release | undefined {
+    return this.#waiting.length === 0 && this.#mayStart() ? this.#take() : undefined;
   }
 
   #mayStart(): boolean {

@@ -68,3 +68,18 @@ test('a request whose signal aborts while it waits leaves the queue at once, tak
   await turn();
   assert.equal(third, true);
 });
+
+test('tryAcquire gives a place at once only when one is free and nobody waits before it', async () => {
+  const throttle = new OutputThrottle({ maxUnsentBytes: 100, maxRunningRequests: 1 });
+  const first = throttle.tryAcquire();
+  assert.ok(first !== undefined);
+  assert.equal(throttle.tryAcquire(), undefined, 'the only place is taken');
+  let waiterStarted = false;
+  void throttle.acquire(new AbortController().signal).then(() => (waiterStarted = true));
+  first();
+  assert.equal(throttle.tryAcquire(), undefined, 'the place went to the one waiting');
+  await turn();
+  assert.equal(waiterStarted, true);
+  throttle.queued(101);
+  assert.equal(throttle.tryAcquire(), undefined, 'over the unsent limit');
+});
