@@ -2,7 +2,9 @@
  * `patchd mcp [-C DIR]`: one workspace served as an MCP server over stdio. The daemon runs in
  * this process, reached through the client over an in-memory JSON-RPC pair; stdout carries MCP
  * frames only (everything else that writes there goes to stderr); the server exits 0 once
- * stdin closes (or on SIGINT/SIGTERM), after answering what it was asked, within 2.5 s.
+ * stdin closes (or on SIGINT/SIGTERM), after answering what it was asked, within 2.5 s. While a
+ * host leaves too many answers unread, stdin is not read (see `stdioTransport.ts`), so its end is
+ * seen once the host reads again.
  */
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -63,8 +65,10 @@ export async function runMcp(args: readonly string[]): Promise<number> {
   const session = serveConnection({ input: toDaemon, output: fromDaemon, registry, log, onExit: () => {} });
   const client = await PatchClient.connect(fromDaemon, toDaemon, { clientInfo: { name: 'patchd-mcp' } });
 
+  const transport = new StdioTransport(process.stdin, wire);
+  transport.onbacklog = (over, backlog) => log.debug(over ? 'mcp output backlog over the limit: reading paused' : 'mcp output backlog taken: reading resumed', { ...backlog });
   const stopRequested = new Promise<string>((resolve) => {
-    process.stdin.once('end', () => resolve('input closed')).once('close', () => resolve('input closed'));
+    void transport.inputEnded.then(() => resolve('input closed'));
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve(signal));
   });
   let workspace: Workspace;
@@ -77,7 +81,6 @@ export async function runMcp(args: readonly string[]): Promise<number> {
     return 2;
   }
   const server = createMcpServer(workspace, packageInfo());
-  const transport = new StdioTransport(process.stdin, wire);
   await server.connect(transport);
   // Input that is not a message, or one too large to read: skipped (and answered where it can be), and told here.
   server.server.onerror = (error) => log.warn('mcp input', describeError(error));

@@ -8,11 +8,20 @@
  * here). Here chunks are kept as read and joined once per line; a line over
  * `maxLineBytes` is skipped to its end and answered with an error (when its id can be found),
  * and the server goes on serving.
+ *
+ * A host that writes requests and does not read the answers costs a bounded amount of memory, as
+ * a client of the daemon does (the same `OutputThrottle`, see `outputThrottle.ts`): the answers
+ * written and not yet taken are metered, and while they are over `maxUnsentBytes`, or
+ * `maxRunningRequests` requests are unanswered, no line is read (the input is paused where it
+ * is) until the host takes half of them, or a request is answered. A request counts as answered
+ * once its answer is handed to the output, not once the host takes it: a host that writes a
+ * batch before it reads anything is held only when the answers waiting for it are over the bound.
  */
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage, type JSONRPCRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { FRAME_LIMITS } from '../server/frameSplitter.ts';
+import { OUTPUT_LIMITS, OutputThrottle, type OutputLimits, type Release } from '../server/outputThrottle.ts';
 
 /** How much of a skipped line's start and end is kept to find its id. */
 const KEPT_EDGE_BYTES = 512;
@@ -21,16 +30,43 @@ const NEWLINE = 0x0a;
 
 export interface StdioTransportOptions {
   readonly maxLineBytes?: number;
+  /** Bounds on what a host that stops reading may cost (tests set small ones); default `OUTPUT_LIMITS`. */
+  readonly outputLimits?: OutputLimits;
+}
+
+/** What `onbacklog` is told. */
+export interface Backlog {
+  /** Answers handed to the output and not yet taken by the host, in bytes. */
+  readonly unsentBytes: number;
+  /** Requests handed on to the server so far. */
+  readonly requestsHandedOn: number;
 }
 
 export class StdioTransport implements Transport {
   onclose?: (() => void) | undefined;
   onerror?: ((error: Error) => void) | undefined;
   onmessage?: ((message: JSONRPCMessage) => void) | undefined;
+  /** Told each time the output backlog goes over its limit (reading pauses) and is taken back to half of it (reading resumes). */
+  onbacklog?: ((over: boolean, backlog: Backlog) => void) | undefined;
+  /** Resolves once the input ended and every line read from it was handed on. */
+  readonly inputEnded: Promise<void>;
 
   readonly #input: Readable;
   readonly #output: Writable;
   readonly #maxLineBytes: number;
+  readonly #throttle: OutputThrottle;
+  /** Input read but not yet split into lines: kept while reading is held. */
+  #unread: Buffer[] = [];
+  /** A request read while it could not start: handed on, and reading goes on, once it can. */
+  #held: JSONRPCRequest | undefined;
+  /** The places of requests handed on and not yet answered, by id (a host may reuse an id). */
+  readonly #places = new Map<RequestId, Release[]>();
+  #requestsHandedOn = 0;
+  #inputPaused = false;
+  #inputDone = false;
+  readonly #endInput: () => void;
+  /** Aborts on close: a request waiting for a place waits no more. */
+  readonly #closing = new AbortController();
   /** The current line's chunks, while it is within the limit. */
   #chunks: Buffer[] = [];
   #lineBytes = 0;
@@ -45,12 +81,17 @@ export class StdioTransport implements Transport {
     this.#input = input;
     this.#output = output;
     this.#maxLineBytes = options.maxLineBytes ?? FRAME_LIMITS.maxBodyBytes;
+    this.#throttle = new OutputThrottle(options.outputLimits ?? OUTPUT_LIMITS);
+    let endInput!: () => void;
+    this.inputEnded = new Promise((resolve) => (endInput = resolve));
+    this.#endInput = endInput;
   }
 
   async start(): Promise<void> {
     if (this.#started) throw new Error('StdioTransport already started');
     this.#started = true;
-    this.#input.on('data', this.#onData);
+    this.#throttle.onChange(this.#onBacklog);
+    this.#input.on('data', this.#onData).on('end', this.#onInputEnd).on('close', this.#onInputEnd);
     this.#input.on('error', this.#onInputError);
     // The host went away (EPIPE): told, and the transport closes; never an uncaught error (kept after close: a write may still fail).
     this.#output.on('error', this.#onOutputError);
@@ -58,8 +99,17 @@ export class StdioTransport implements Transport {
 
   /** Resolves once the line is handed over (or the output drained, or closed); rejects once the transport is closed. */
   send(message: JSONRPCMessage): Promise<void> {
+    const sent = this.#write(message);
+    if (isResponse(message)) this.#giveBack(message.id);
+    return sent;
+  }
+
+  #write(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) return Promise.reject(new Error('The MCP stdio transport is closed.'));
-    if (this.#output.write(`${JSON.stringify(message)}\n`)) return Promise.resolve();
+    const line = `${JSON.stringify(message)}\n`;
+    const bytes = Buffer.byteLength(line);
+    this.#throttle.queued(bytes);
+    if (this.#output.write(line, () => this.#throttle.flushed(bytes))) return Promise.resolve();
     return (this.#drained ??= new Promise<void>((resolve) => {
       const done = (): void => {
         this.#output.off('drain', done).off('close', done);
@@ -73,10 +123,13 @@ export class StdioTransport implements Transport {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.#input.off('data', this.#onData);
+    this.#closing.abort();
+    this.#input.off('data', this.#onData).off('end', this.#onInputEnd).off('close', this.#onInputEnd);
     this.#input.off('error', this.#onInputError);
     if (this.#input.listenerCount('data') === 0) this.#input.pause();
     this.#chunks = [];
+    this.#unread = [];
+    this.#held = undefined;
     this.#skipped = undefined;
     this.onclose?.();
   }
@@ -91,14 +144,88 @@ export class StdioTransport implements Transport {
   };
 
   readonly #onData = (chunk: Buffer | string): void => {
-    let rest = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    for (let end = rest.indexOf(NEWLINE); end !== -1; end = rest.indexOf(NEWLINE)) {
-      this.#append(rest.subarray(0, end));
-      this.#endLine();
-      rest = rest.subarray(end + 1);
-    }
-    this.#append(rest);
+    this.#unread.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    this.#readOn();
   };
+
+  readonly #onInputEnd = (): void => {
+    this.#inputDone = true;
+    if (this.#unread.length === 0 && this.#held === undefined) this.#endInput();
+  };
+
+  readonly #onBacklog = (over: boolean): void => {
+    this.onbacklog?.(over, { unsentBytes: this.#throttle.unsentBytes, requestsHandedOn: this.#requestsHandedOn });
+    if (over) this.#pauseInput();
+    else this.#readOn();
+  };
+
+  /** Splits what was read into lines and hands them on while requests may start; stops the input where it stands when they may not. */
+  #readOn(): void {
+    while (this.#unread.length > 0) {
+      if (this.#closed || this.#held !== undefined || this.#throttle.over) return this.#pauseInput();
+      const chunk = this.#unread[0]!;
+      const end = chunk.indexOf(NEWLINE);
+      if (end === -1) {
+        this.#unread.shift();
+        this.#append(chunk);
+        continue;
+      }
+      if (end + 1 === chunk.length) this.#unread.shift();
+      else this.#unread[0] = chunk.subarray(end + 1);
+      this.#append(chunk.subarray(0, end));
+      this.#endLine();
+    }
+    if (this.#closed || this.#held !== undefined) return this.#pauseInput();
+    if (this.#inputDone) return this.#endInput();
+    if (this.#inputPaused) {
+      this.#inputPaused = false;
+      this.#input.resume();
+    }
+  }
+
+  #pauseInput(): void {
+    if (this.#inputPaused || this.#closed) return;
+    this.#inputPaused = true;
+    this.#input.pause();
+  }
+
+  #handOn(message: JSONRPCMessage): void {
+    if (isRequest(message)) {
+      const place = this.#throttle.tryAcquire();
+      if (place === undefined) return this.#hold(message);
+      this.#takePlace(message.id, place);
+    } else if (isCancellation(message)) {
+      // The SDK sends no answer to a cancelled request: its place is given back here.
+      this.#giveBack(message.params.requestId);
+    }
+    this.onmessage?.(message);
+  }
+
+  #hold(request: JSONRPCRequest): void {
+    this.#held = request;
+    this.#pauseInput();
+    void this.#throttle.acquire(this.#closing.signal).then((place) => {
+      if (this.#closed) return place();
+      this.#held = undefined;
+      this.#takePlace(request.id, place);
+      this.onmessage?.(request);
+      this.#readOn();
+    });
+  }
+
+  #takePlace(id: RequestId, place: Release): void {
+    this.#requestsHandedOn += 1;
+    const places = this.#places.get(id);
+    if (places === undefined) this.#places.set(id, [place]);
+    else places.push(place);
+  }
+
+  #giveBack(id: RequestId): void {
+    const places = this.#places.get(id);
+    if (places === undefined) return;
+    places.shift()!();
+    if (places.length === 0) this.#places.delete(id);
+  }
 
   #append(piece: Buffer): void {
     if (piece.length === 0) return;
@@ -134,7 +261,7 @@ export class StdioTransport implements Transport {
       return this.#reply(null, ErrorCode.ParseError, 'Parse error: the line is not JSON.');
     }
     const message = JSONRPCMessageSchema.safeParse(value);
-    if (message.success) return this.onmessage?.(message.data);
+    if (message.success) return this.#handOn(message.data);
     this.onerror?.(new Error('A line of input is not a JSON-RPC message; it was ignored.'));
     const id = (value as { id?: unknown } | null)?.id;
     this.#reply(typeof id === 'string' || typeof id === 'number' ? id : null, ErrorCode.InvalidRequest, 'Invalid request: not a JSON-RPC 2.0 message.');
@@ -151,8 +278,23 @@ export class StdioTransport implements Transport {
 
   #reply(id: RequestId | null, code: number, message: string): void {
     // JSON-RPC answers a request whose id cannot be read with id null; the SDK's message type has no room for that.
-    void this.send({ jsonrpc: '2.0', id, error: { code, message } } as unknown as JSONRPCMessage);
+    // Written, not sent: it answers no request that was handed on, so it gives back no place.
+    void this.#write({ jsonrpc: '2.0', id, error: { code, message } } as unknown as JSONRPCMessage);
   }
+}
+
+function isRequest(message: JSONRPCMessage): message is JSONRPCRequest {
+  return 'method' in message && 'id' in message;
+}
+
+function isResponse(message: JSONRPCMessage): message is JSONRPCMessage & { id: RequestId } {
+  return !('method' in message) && 'id' in message && (typeof message.id === 'string' || typeof message.id === 'number');
+}
+
+function isCancellation(message: JSONRPCMessage): message is JSONRPCMessage & { params: { requestId: RequestId } } {
+  if (!('method' in message) || 'id' in message || message.method !== 'notifications/cancelled') return false;
+  const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
+  return typeof requestId === 'string' || typeof requestId === 'number';
 }
 
 function sizeText(bytes: number): string {

@@ -4,7 +4,7 @@
  */
 import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { once } from 'node:events';
@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { OUTPUT_LIMITS } from '../../daemon/server/outputThrottle.ts';
 import { ERROR_HINTS, ReadFileResultSchema, ReceiptSchema, SessionDiffResultSchema } from '../../protocol/index.ts';
 import { createTempTree, type TempTree } from '../helpers/tempTree.ts';
 
@@ -266,4 +267,217 @@ test('session_diff of a session longer than retention keeps is a model-readable 
   } finally {
     await client.close();
   }
+});
+
+/**
+ * A host that writes faster than it reads. The server must stop reading its requests while the
+ * answers it has not taken are over the bound, and answer every one once it reads: all counted
+ * (bytes that left the host, requests the server ran, answers), never timed.
+ */
+describe('patchd mcp and a host that does not read its answers', () => {
+  const MIB = 1024 * 1024;
+  /** 64 KiB; a read_file answer carries it twice (text and structuredContent): over 128 KiB. */
+  const BIG = `${'x'.repeat(1023)}\n`.repeat(64);
+  const ANSWER_BYTES_AT_LEAST = 2 * BIG.length;
+  /** Each request is padded (JSON whitespace) to this size, so that a few fill any pipe. */
+  const REQUEST_BYTES = 64 * 1024;
+  /**
+   * What lies between host and server and is not the server's doing, each way: the socket
+   * pair's buffer (about 200 KiB on Linux) and Node's read buffer and chunk, with room to spare.
+   */
+  const PIPE_SLACK = 2 * MIB;
+  /**
+   * Requests the server may have taken while the host reads nothing: a full set running, answers
+   * up to the limit and the pipe's worth beyond it, and the one that crossed it.
+   */
+  const BOUND_REQUESTS = OUTPUT_LIMITS.maxRunningRequests + Math.ceil((OUTPUT_LIMITS.maxUnsentBytes + PIPE_SLACK) / ANSWER_BYTES_AT_LEAST) + 1;
+  /** Bytes that may leave the host while it reads nothing: those requests, and what the pipe holds. */
+  const BOUND_BYTES = BOUND_REQUESTS * REQUEST_BYTES + PIPE_SLACK;
+  const PAUSED = '"msg":"mcp output backlog over the limit: reading paused"';
+  const HANG_GUARD = { timeout: 300_000 };
+
+  /** A read_file request for big.txt, padded to REQUEST_BYTES, newline included. */
+  function paddedRead(id: number): string {
+    const line = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'read_file', arguments: { path: 'big.txt' } } });
+    return `${line.slice(0, -1)}${' '.repeat(REQUEST_BYTES - line.length - 1)}}\n`;
+  }
+
+  /**
+   * `patchd mcp` over raw stdio, driven by a host that writes one line at a time (the next once
+   * the kernel took the last), so `taken` counts exactly the bytes that left it: those the server
+   * read, and those the socket pair holds. It reads stdout only while `reading`.
+   */
+  class SlowHost implements Disposable {
+    readonly child: ChildProcessWithoutNullStreams;
+    readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+    stderr = '';
+    taken = 0;
+    /** Ids answered, each with whether its answer was big.txt whole. */
+    readonly answers = new Map<number, boolean>();
+    #partial = '';
+    #queue: string[] = [];
+    #writing = false;
+    #ending = false;
+
+    constructor(root: string) {
+      this.child = spawn(process.execPath, [BIN, 'mcp', '-C', root], { env: { ...env(), PATCHD_LOG_LEVEL: 'debug' }, stdio: 'pipe' });
+      this.child.stdin.on('error', () => {});
+      this.child.stderr.setEncoding('utf8').on('data', (text: string) => (this.stderr += text));
+      this.child.stdout.setEncoding('utf8').on('data', (text: string) => this.#read(text));
+      const killer = setTimeout(() => this.child.kill('SIGKILL'), 240_000);
+      this.exited = once(this.child, 'exit').then(([code, signal]) => {
+        clearTimeout(killer);
+        return { code: code as number | null, signal: signal as NodeJS.Signals | null };
+      });
+    }
+
+    async initialize(): Promise<void> {
+      this.send(`${JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'slow', version: '1' } } })}\n`);
+      await this.until(() => this.answers.has(0), [this.child.stdout, 'data']);
+      this.send(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+      await this.until(() => this.allTaken, [this.child.stdin, 'taken']);
+    }
+
+    [Symbol.dispose](): void {
+      if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+    }
+
+    set reading(on: boolean) {
+      if (on) this.child.stdout.resume();
+      else this.child.stdout.pause();
+    }
+
+    /** Queues lines, written one at a time. */
+    send(...lines: string[]): void {
+      this.#queue.push(...lines);
+      this.#feed();
+    }
+
+    /** Hands every queued line to the pipe at once and closes it after them. */
+    flushAndEnd(): void {
+      const rest = this.#queue.splice(0);
+      for (const line of rest) this.child.stdin.write(line);
+      this.child.stdin.end();
+      this.#ending = true;
+    }
+
+    get queued(): number {
+      return this.#queue.length;
+    }
+
+    /** Every line sent has left the host. */
+    get allTaken(): boolean {
+      return this.#queue.length === 0 && !this.#writing;
+    }
+
+    /** `file/read` requests the server's daemon has finished, from its debug log. */
+    get readsRun(): number {
+      return this.#logLines().filter((line) => line.includes('"msg":"request","method":"file/read"')).length;
+    }
+
+    /** The fields of the first log line holding `text`, or undefined. */
+    logged(text: string): Record<string, unknown> | undefined {
+      const line = this.#logLines().find((entry) => entry.includes(text));
+      return line === undefined ? undefined : (JSON.parse(line) as Record<string, unknown>);
+    }
+
+    /** The complete lines of stderr so far. */
+    #logLines(): string[] {
+      return this.stderr.split('\n').slice(0, -1);
+    }
+
+    /** Waits for `condition`, checking it each time one of `wakers` ([emitter, event]) fires. */
+    async until(condition: () => boolean, ...wakers: (readonly [NodeJS.EventEmitter, string])[]): Promise<void> {
+      const all = [...wakers, [this.child, 'exit'] as const];
+      while (!condition()) {
+        await new Promise<void>((resolve) => {
+          const wake = (): void => {
+            for (const [emitter, event] of all) emitter.off(event, wake);
+            resolve();
+          };
+          for (const [emitter, event] of all) emitter.on(event, wake);
+        });
+        if (this.child.exitCode !== null || this.child.signalCode !== null) assert.ok(condition(), `the server exited first: ${this.stderr.slice(-2000)}`);
+      }
+    }
+
+    #feed(): void {
+      if (this.#writing || this.#ending) return;
+      const line = this.#queue.shift();
+      if (line === undefined) return;
+      this.#writing = true;
+      this.child.stdin.write(line, (error) => {
+        this.#writing = false;
+        if (error) return;
+        this.taken += line.length;
+        this.child.stdin.emit('taken');
+        this.#feed();
+      });
+    }
+
+    #read(text: string): void {
+      this.#partial += text;
+      for (let end = this.#partial.indexOf('\n'); end !== -1; end = this.#partial.indexOf('\n')) {
+        const reply = JSON.parse(this.#partial.slice(0, end)) as { id: number; result?: { structuredContent?: { content?: string } } };
+        this.#partial = this.#partial.slice(end + 1);
+        this.answers.set(reply.id, reply.result?.structuredContent?.content === BIG);
+      }
+    }
+  }
+
+  const reads = (from: number, count: number): string[] => Array.from({ length: count }, (_, index) => paddedRead(from + index));
+
+  function assertEveryReadAnswered(host: SlowHost, count: number): void {
+    const ids = [...host.answers.keys()].filter((id) => id >= 1000).sort((a, b) => a - b);
+    assert.deepEqual(ids, Array.from({ length: count }, (_, index) => 1000 + index), 'every request answered once');
+    assert.ok(ids.every((id) => host.answers.get(id) === true), 'every answer whole');
+  }
+
+  test('a burst whose answers fit the bound is read whole while the host reads nothing (a host that writes it all before reading is not held)', HANG_GUARD, async () => {
+    using tree = createTempTree({ 'big.txt': BIG });
+    using host = new SlowHost(tree.root);
+    await host.initialize();
+    host.reading = false;
+    const count = Math.floor((OUTPUT_LIMITS.maxUnsentBytes * 0.75) / ANSWER_BYTES_AT_LEAST);
+    assert.ok(count > OUTPUT_LIMITS.maxRunningRequests, 'more requests than may run at once');
+    host.send(...reads(1000, count));
+    await host.until(() => host.allTaken || host.stderr.includes(PAUSED), [host.child.stdin, 'taken'], [host.child.stderr, 'data']);
+    assert.ok(!host.stderr.includes(PAUSED), 'the answers stayed under the bound');
+    await host.until(() => host.readsRun === count, [host.child.stderr, 'data']);
+    assert.equal(host.answers.size, 1, 'nothing read yet but the initialize answer');
+    host.reading = true;
+    await host.until(() => host.answers.size === count + 1, [host.child.stdout, 'data']);
+    assertEveryReadAnswered(host, count);
+    host.child.stdin.end();
+    assert.deepEqual(await host.exited, { code: 0, signal: null }, host.stderr.slice(-2000));
+  });
+
+  test('past the bound the server stops reading: what leaves the host stays bounded while it reads nothing; stdin closed then, every request is answered once it reads, and the server exits 0', HANG_GUARD, async () => {
+    using tree = createTempTree({ 'big.txt': BIG });
+    using host = new SlowHost(tree.root);
+    await host.initialize();
+    host.reading = false;
+    const before = host.taken;
+    const count = 2 * Math.ceil(BOUND_BYTES / REQUEST_BYTES);
+    host.send(...reads(1000, count));
+    // The old transport never paused: every request then left the host, to be answered from the server's memory.
+    await host.until(() => host.stderr.includes(PAUSED) || host.allTaken, [host.child.stdin, 'taken'], [host.child.stderr, 'data']);
+    const atPause = host.taken - before;
+    assert.ok(atPause <= BOUND_BYTES, `${atPause} bytes of ${count * REQUEST_BYTES} left the host while it read nothing (bound ${BOUND_BYTES})`);
+
+    // Every request the server took has run: it has nothing left to do but wait for the host.
+    await host.until(() => host.logged(PAUSED) !== undefined, [host.child.stderr, 'data']);
+    const handedOn = host.logged(PAUSED)!.requestsHandedOn as number;
+    await host.until(() => host.readsRun >= handedOn - 1, [host.child.stderr, 'data']);
+    const idle = host.taken - before;
+    assert.ok(idle <= BOUND_BYTES, `${idle} bytes left the host once the server was idle (bound ${BOUND_BYTES})`);
+    assert.ok(host.queued > 0, 'requests still wait in the host');
+    assert.equal(host.answers.size, 1, 'nothing read yet but the initialize answer');
+
+    host.flushAndEnd();
+    host.reading = true;
+    assert.deepEqual(await host.exited, { code: 0, signal: null }, host.stderr.slice(-2000));
+    assertEveryReadAnswered(host, count);
+    assert.ok(host.stderr.includes('"msg":"mcp output backlog taken: reading resumed"'));
+  });
 });

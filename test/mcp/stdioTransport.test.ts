@@ -111,3 +111,110 @@ test('an output error (the host gone: EPIPE) is told and closes the transport; a
   assert.equal(closes, 1);
   await assert.rejects(transport.send({ jsonrpc: '2.0', id: 2, result: {} }), /closed/);
 });
+
+interface Throttled {
+  readonly input: PassThrough;
+  /** Not read until `take` is called: what is written to it stays unsent. */
+  readonly output: PassThrough;
+  readonly transport: StdioTransport;
+  /** Ids of the requests handed on, 'cancel' for a cancellation, in order. */
+  readonly handedOn: (number | string)[];
+  readonly backlog: boolean[];
+  /** Starts reading the output; every line written so far and after, parsed. */
+  readonly take: () => () => { id: unknown }[];
+}
+
+async function throttled(maxUnsentBytes: number, maxRunningRequests: number, answer?: (id: number | string) => JSONRPCMessage): Promise<Throttled> {
+  const input = new PassThrough();
+  const output = new PassThrough({ highWaterMark: 16 });
+  const transport = new StdioTransport(input, output, { outputLimits: { maxUnsentBytes, maxRunningRequests } });
+  const handedOn: (number | string)[] = [];
+  const backlog: boolean[] = [];
+  transport.onmessage = (message) => {
+    if ('id' in message && 'method' in message) {
+      handedOn.push(message.id);
+      if (answer !== undefined) void transport.send(answer(message.id));
+    } else if ('method' in message && message.method === 'notifications/cancelled') handedOn.push('cancel');
+  };
+  transport.onbacklog = (over) => backlog.push(over);
+  await transport.start();
+  const take = () => {
+    let out = '';
+    output.setEncoding('utf8').on('data', (text: string) => (out += text));
+    return () => out.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as { id: unknown });
+  };
+  return { input, output, transport, handedOn, backlog, take };
+}
+
+const lines = (ids: readonly number[]): string => ids.map((id) => `${request(id)}\n`).join('');
+const cancel = (id: number): string => `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } })}\n`;
+const answerOf = (bytes: number) => (id: number | string): JSONRPCMessage => ({ jsonrpc: '2.0', id, result: { text: 'x'.repeat(bytes) } });
+
+test('answers over the unsent bound stop the reading of lines (the input paused where it stands); it goes on, in order and dropping nothing, once the host takes half', async () => {
+  const { input, handedOn, backlog, take } = await throttled(1000, 100, answerOf(400));
+  input.write(lines([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]));
+  await settle();
+  assert.deepEqual(handedOn, [1, 2, 3], 'the third answer crossed 1000 bytes unsent');
+  assert.deepEqual(backlog, [true]);
+  assert.equal(input.isPaused(), true);
+  input.write(lines([11]));
+  await settle();
+  assert.deepEqual(handedOn, [1, 2, 3], 'nothing more while the host takes nothing');
+  const written = take();
+  await settle();
+  assert.deepEqual(handedOn, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+  assert.deepEqual(written().map((reply) => reply.id), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+  assert.equal(backlog.at(-1), false);
+  assert.equal(input.isPaused(), false);
+});
+
+test('answers within the bound keep lines read though the host takes none of them (a host that writes everything before it reads is not held)', async () => {
+  const { input, output, handedOn, backlog } = await throttled(10_000, 2, answerOf(100));
+  const ids = Array.from({ length: 40 }, (_, index) => index + 1);
+  input.write(lines(ids));
+  await settle();
+  assert.deepEqual(handedOn, ids, 'a request gives its place back once its answer is written, not once it is taken');
+  assert.ok(output.writableLength > 0, 'the output is backed up');
+  assert.deepEqual(backlog, []);
+  assert.equal(input.isPaused(), false);
+});
+
+test('at maxRunningRequests unanswered, the next request waits, and reading with it; an answer or a cancellation (which the SDK never answers) lets it in; an error this transport writes itself does not', async () => {
+  const { input, transport, handedOn } = await throttled(1_000_000, 1);
+  input.write(`${lines([1])}{"jsonrpc":"1.0","id":1}\n${lines([2])}${cancel(2)}${lines([3, 4])}`);
+  await settle();
+  assert.deepEqual(handedOn, [1], 'the error for the line that reused id 1 gave back no place');
+  assert.equal(input.isPaused(), true);
+  void transport.send({ jsonrpc: '2.0', id: 1, result: {} });
+  await settle();
+  assert.deepEqual(handedOn, [1, 2, 'cancel', 3], 'request 2 was cancelled: 3 took its place');
+  void transport.send({ jsonrpc: '2.0', id: 3, result: {} });
+  await settle();
+  assert.deepEqual(handedOn, [1, 2, 'cancel', 3, 4]);
+});
+
+test('input that ends while a request waits: inputEnded resolves once every line read was handed on, not before', async () => {
+  const { input, transport, handedOn } = await throttled(1_000_000, 1);
+  let ended = false;
+  void transport.inputEnded.then(() => (ended = true));
+  input.end(lines([1, 2, 3]));
+  await settle();
+  assert.deepEqual(handedOn, [1]);
+  assert.equal(ended, false);
+  void transport.send({ jsonrpc: '2.0', id: 1, result: {} });
+  await settle();
+  assert.equal(ended, false);
+  void transport.send({ jsonrpc: '2.0', id: 2, result: {} });
+  await settle();
+  assert.deepEqual(handedOn, [1, 2, 3]);
+  assert.equal(ended, true);
+});
+
+test('closing while a request waits hands nothing more on', async () => {
+  const { input, transport, handedOn } = await throttled(1_000_000, 1);
+  input.write(lines([1, 2]));
+  await settle();
+  await transport.close();
+  await settle();
+  assert.deepEqual(handedOn, [1]);
+});
