@@ -4,7 +4,7 @@
  * frames only (everything else that writes there goes to stderr); the server exits 0 once
  * stdin closes (or on SIGINT/SIGTERM), after answering what it was asked, within 2.5 s. While a
  * host leaves too many answers unread, stdin is not read (see `stdioTransport.ts`), so its end is
- * seen once the host reads again.
+ * seen once the host reads again; a host gone (stdout failing) stops the server at once.
  */
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -67,8 +67,12 @@ export async function runMcp(args: readonly string[]): Promise<number> {
 
   const transport = new StdioTransport(process.stdin, wire);
   transport.onbacklog = (over, backlog) => log.debug(over ? 'mcp output backlog over the limit: reading paused' : 'mcp output backlog taken: reading resumed', { ...backlog });
+  // The transport closes when the host is gone (its output failed, EPIPE): nothing can be answered any more. While reading
+  // is paused, stdin's end is not seen, so this is how a server paused on a host that died stops.
+  const outputClosed = new Promise<void>((resolve) => (transport.onclose = resolve));
   const stopRequested = new Promise<string>((resolve) => {
     void transport.inputEnded.then(() => resolve('input closed'));
+    void outputClosed.then(() => resolve('output closed'));
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve(signal));
   });
   let workspace: Workspace;
@@ -81,6 +85,7 @@ export async function runMcp(args: readonly string[]): Promise<number> {
     return 2;
   }
   const server = createMcpServer(workspace, packageInfo());
+  // The SDK keeps the transport's onclose, calling it before its own.
   await server.connect(transport);
   // Input that is not a message, or one too large to read: skipped (and answered where it can be), and told here.
   server.server.onerror = (error) => log.warn('mcp input', describeError(error));
@@ -90,7 +95,7 @@ export async function runMcp(args: readonly string[]): Promise<number> {
   log.info('stopping', { reason: await stopRequested });
   setTimeout(() => process.exit(0), STOP_GRACE_MS).unref();
   try {
-    await pending.answered();
+    await Promise.race([pending.answered(), outputClosed]);
     await server.close();
     await client.close();
     toDaemon.end();
@@ -99,7 +104,8 @@ export async function runMcp(args: readonly string[]): Promise<number> {
   } catch (error) {
     log.error('close failed', describeError(error));
   }
-  await new Promise<void>((resolve) => wire.end(resolve));
+  // A stdout that failed never finishes ending.
+  if (!wire.destroyed) await new Promise<void>((resolve) => wire.end(resolve));
   return 0;
 }
 

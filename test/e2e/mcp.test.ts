@@ -480,4 +480,18 @@ describe('patchd mcp and a host that does not read its answers', () => {
     assertEveryReadAnswered(host, count);
     assert.ok(host.stderr.includes('"msg":"mcp output backlog taken: reading resumed"'));
   });
+
+  test('a host that goes away while the server is paused (its stdout closed: EPIPE) ends the server', HANG_GUARD, async () => {
+    using tree = createTempTree({ 'big.txt': BIG });
+    using host = new SlowHost(tree.root);
+    await host.initialize();
+    host.reading = false;
+    host.send(...reads(1000, 2 * Math.ceil(BOUND_BYTES / REQUEST_BYTES)));
+    await host.until(() => host.stderr.includes(PAUSED) || host.allTaken, [host.child.stdin, 'taken'], [host.child.stderr, 'data']);
+    assert.ok(host.stderr.includes(PAUSED), 'the server paused');
+    // stdin stays open: paused, the server could not see it end; the failed output alone must stop it.
+    host.child.stdout.destroy();
+    assert.deepEqual(await host.exited, { code: 0, signal: null }, host.stderr.slice(-2000));
+    assert.match(host.stderr, /"msg":"stopping","reason":"output closed"/);
+  });
 });
