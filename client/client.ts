@@ -55,6 +55,12 @@ export interface OpenWorkspaceOptions extends CallOptions {
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 const SHUTDOWN_TIMEOUT_MS = 5_000;
+/**
+ * How long a daemon whose output closed has to exit before its requests fail as a closed
+ * connection rather than with how it exited; a daemon ending closes its workers after its
+ * output, which takes seconds on a starved machine.
+ */
+const EXIT_AFTER_OUTPUT_GRACE_MS = 5_000;
 
 /** How this client reaches its daemon, and how it lets go of it. */
 interface Endpoint {
@@ -213,7 +219,7 @@ function exitedError(exit: DaemonExit, daemon: DaemonProcess): DaemonExitedError
 /** The daemon's output closed: report its exit if it follows shortly, else a closed connection. */
 async function closeAfterExit(rpc: RpcChannel, daemon: DaemonProcess): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
-  const grace = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), 1_000)));
+  const grace = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), EXIT_AFTER_OUTPUT_GRACE_MS)));
   const exit = await Promise.race([daemon.exited, grace]);
   clearTimeout(timer);
   rpc.close(exit === undefined ? new ConnectionClosedError('The patchd daemon closed its output.') : exitedError(exit, daemon));

@@ -66,7 +66,7 @@ test('a prune counts a small commit reported before its record was written', asy
   await withSandbox({ 'a.txt': 'a\n' }, async (sandbox) => {
     const workspace = await sandbox.open({ retention: { maxTransactions: 2, maxAgeMs: 3_600_000 } });
     await commitUpdates(workspace, 2);
-    await new Promise((resolve) => setTimeout(resolve, 100)); // the prunes they started have ended
+    await workspace.transactions(1); // a history query waits for the records and for the prunes they started to end
     const outcome = await snapshotAndCommit(workspace, planOf(updateFile('a.txt', 'a2\n')));
     assert.ok(outcome.status === 'applied');
     // Busy as a loaded machine is, right after the report: the prune it started lists history/
