@@ -34,15 +34,15 @@ function recordChanges(workspace: Workspace) {
   };
   /**
    * Waits for the next report, which must be what was just written to `path` (`text`; null:
-   * removed). A write truncates, then writes: a re-check may fall between the two, so an empty
-   * file told first is passed over.
+   * removed). A write truncates, then writes, and a replace unlinks, then creates: a re-check
+   * may fall between the two, so an empty or a missing file told first is passed over.
    */
   const written = async (path: string, text: string | null, timeoutMs = 120_000): Promise<void> => {
     const deadline = Date.now() + timeoutMs;
     for (let from = seen.length; ; ) {
       for (; from < seen.length; from++) {
         const change = seen[from]!;
-        if (change.path === path && change.sha256 === sha('') && text !== null && text !== '') continue;
+        if (change.path === path && (change.sha256 === sha('') || change.sha256 === null) && text !== null && text !== '') continue;
         return assert.deepEqual(change, { path, sha256: text === null ? null : sha(text) }, `the report of ${JSON.stringify(text)}`);
       }
       if (Date.now() > deadline) throw new Error(`no change reported for ${path} within ${timeoutMs} ms (saw ${JSON.stringify(seen)})`);
