@@ -139,8 +139,7 @@ function sessionOutput(connection: MessageConnection, writer: MessageWriter, inp
   const notify = (method: string, params: object): Promise<void> => writer.write({ jsonrpc: '2.0', method, params } as NotificationMessage);
   const endOfInput = new AbortWatch(inputEnded);
   return {
-    fileProgress: (token, value) => notify(ProgressNotification.method, { token, value }),
-    batchProgress: (token, value) => notify(ProgressNotification.method, { token, value }),
+    progress: (params) => notify(ProgressNotification.method, params),
     fileChanged: (params) => {
       notify(FileChangedNotification.method, params).catch((error: unknown) => log.debug('file/changed not sent', describeError(error)));
     },

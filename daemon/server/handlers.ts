@@ -5,8 +5,8 @@
  */
 import {
   FORMATS, PROTOCOL_VERSION,
-  type ApplyBatchParams, type ApplyParams, type BatchReceipt, type BatchSummary, type CloseWorkspaceParams, type FileChangedParams,
-  type FileReceipt, type InitializeParams, type InitializeResult, type OpenWorkspaceParams, type OpenWorkspaceResult, type ProgressToken,
+  type ApplyBatchParams, type ApplyParams, type BatchSummary, type CloseWorkspaceParams, type FileChangedParams,
+  type InitializeParams, type InitializeResult, type OpenWorkspaceParams, type OpenWorkspaceResult, type ProgressParams,
   type ListTransactionsParams, type ListTransactionsResult, type ReadFileParams, type ReadFileResult, type Receipt, type SessionDiffParams,
   type SessionDiffResult, type UndoParams,
 } from '../../protocol/index.ts';
@@ -22,10 +22,11 @@ import { undoTransaction } from './undoPatch.ts';
 
 /** What a session sends its client besides responses. */
 export interface SessionOutput {
-  /** One `$/progress` file receipt of `patch/apply`, ahead of the response. */
-  readonly fileProgress: (token: ProgressToken, value: FileReceipt) => Promise<void>;
-  /** One `$/progress` receipt of `patch/applyBatch`, as its patch finishes. */
-  readonly batchProgress: (token: ProgressToken, value: BatchReceipt) => Promise<void>;
+  /**
+   * One `$/progress` receipt: a file receipt of `patch/apply`, ahead of the response, or a
+   * receipt of `patch/applyBatch`, as its patch finishes.
+   */
+  readonly progress: (params: ProgressParams) => Promise<void>;
   /** A `file/changed` notification. */
   readonly fileChanged: (params: FileChangedParams) => void;
   /** A `patch/approve` request to the client. */
@@ -91,7 +92,7 @@ export class PatchdHandlers {
     this.#noteReceipt(params.workspaceId, receipt);
     const token = params.partialResultToken;
     if (token !== undefined && receipt.status !== 'rejected') {
-      for (const file of receipt.files) await this.#deps.output.fileProgress(token, file);
+      for (const file of receipt.files) await this.#deps.output.progress({ token, value: file });
     }
     return receipt;
   }
@@ -103,7 +104,7 @@ export class PatchdHandlers {
       workspace, pool, signal, log: this.#deps.log, approval: this.#approvals.get(params.workspaceId),
       onReceipt: async (index, receipt) => {
         this.#noteReceipt(params.workspaceId, receipt);
-        if (token !== undefined) await this.#deps.output.batchProgress(token, { index, receipt });
+        if (token !== undefined) await this.#deps.output.progress({ token, value: { index, receipt } });
       },
     }));
     const { total, applied, rejected, partial, replanned } = summary;

@@ -15,7 +15,7 @@ import { createTempTree } from '../helpers/tempTree.ts';
 const log = createLogger(new Writable({ write: (_chunk, _encoding, done) => done() }));
 const registry = createRegistry({ taskTimeoutMs: 10_000, log, stateRoot: TEST_STATE_ROOT });
 const output: SessionOutput = {
-  fileProgress: async () => {}, batchProgress: async () => {}, fileChanged: () => {}, approve: async () => ({ approved: false }),
+  progress: async () => {}, fileChanged: () => {}, approve: async () => ({ approved: false }),
 };
 
 after(() => registry.closeAll());
