@@ -260,19 +260,13 @@ export class CommitLog {
    * runs on what this hands to `journal/`.
    */
   async recoverAbandoned(journals: JournalStore): Promise<void> {
-    const owners = new Map<string, string[]>();
-    for (const name of (await readdir(this.directory)).sort(bySequence)) {
-      const match = SEGMENT_NAME.exec(name);
-      if (match === null || !isAbandonedSegment(path.join(this.directory, name), Number(match[1]), match[2]!)) continue;
-      const owner = `${match[1]}-${match[2]}`;
-      owners.set(owner, [...(owners.get(owner) ?? []), name]);
-    }
-    for (const [owner, names] of owners) {
+    const segments = segmentsByOwner(await readdir(this.directory), (name, pid, nonce) => isAbandonedSegment(path.join(this.directory, name), pid, nonce));
+    for (const [owner, names] of segments) {
       const frames = (await Promise.all(names.map((name) => readFile(path.join(this.directory, name))))).flatMap(framesOf);
-      const settled = new Map(frames.filter(({ head }) => head.kind !== 'intent').map(({ head }) => [head.id, head.kind]));
+      const outcomes = outcomesOf(frames);
       for (const { head, body } of frames) {
         if (head.kind !== 'intent') continue;
-        const outcome = settled.get(head.id);
+        const outcome = outcomes.get(head.id);
         if (outcome === 'done') {
           await this.#records.restore(head.record, body.subarray(0, body.byteLength - (head.redo ?? 0)));
         } else if (outcome === undefined) {
@@ -301,24 +295,19 @@ export class CommitLog {
       if (hasErrorCode(error, 'ENOENT')) return [];
       throw error;
     });
-    const owners = new Map<string, { head: FrameHead }[]>();
-    for (const name of names.sort(bySequence)) {
-      const match = SEGMENT_NAME.exec(name);
-      if (match === null) continue;
-      // Gone since the listing: checkpointed, so every intent in it was settled.
-      const bytes = await readFile(path.join(this.directory, name)).catch((error: unknown) => {
-        if (hasErrorCode(error, 'ENOENT')) return undefined;
-        throw error;
-      });
-      if (bytes === undefined) continue;
-      // Frame ids count per process: a done frame may sit in a later segment of its process than its intent.
-      const owner = `${match[1]}-${match[2]}`;
-      owners.set(owner, [...(owners.get(owner) ?? []), ...framesOf(bytes)]);
-    }
     const unsettled = new Set<string>();
-    for (const frames of owners.values()) {
-      const settled = new Set(frames.filter(({ head }) => head.kind !== 'intent').map(({ head }) => head.id));
-      for (const { head } of frames) if (head.kind === 'intent' && !settled.has(head.id)) unsettled.add(head.record);
+    for (const segments of segmentsByOwner(names).values()) {
+      const frames: { head: FrameHead }[] = [];
+      for (const name of segments) {
+        // Gone since the listing: checkpointed, so every intent in it was settled.
+        const bytes = await readFile(path.join(this.directory, name)).catch((error: unknown) => {
+          if (hasErrorCode(error, 'ENOENT')) return undefined;
+          throw error;
+        });
+        if (bytes !== undefined) frames.push(...framesOf(bytes));
+      }
+      const outcomes = outcomesOf(frames);
+      for (const { head } of frames) if (head.kind === 'intent' && !outcomes.has(head.id)) unsettled.add(head.record);
     }
     return unsettled;
   }
@@ -482,6 +471,29 @@ export function framesOf(bytes: Uint8Array): { head: FrameHead; body: Uint8Array
     offset += 8 + length;
   }
   return frames;
+}
+
+/**
+ * The segment files among `names` (those `keep` takes, all by default), grouped by the process
+ * that wrote them, each group in the order it was written: frame ids count per process, and a
+ * done frame may sit in a later segment of its process than its intent.
+ */
+function segmentsByOwner(names: readonly string[], keep: (name: string, pid: number, nonce: string) => boolean = () => true): Map<string, string[]> {
+  const owners = new Map<string, string[]>();
+  for (const name of [...names].sort(bySequence)) {
+    const match = SEGMENT_NAME.exec(name);
+    if (match === null || !keep(name, Number(match[1]), match[2]!)) continue;
+    const owner = `${match[1]}-${match[2]}`;
+    owners.set(owner, [...(owners.get(owner) ?? []), name]);
+  }
+  return owners;
+}
+
+/** How each intent among one process's frames was settled; an intent missing from it is unsettled. */
+function outcomesOf(frames: readonly { head: FrameHead }[]): Map<number, 'done' | 'cancelled'> {
+  const outcomes = new Map<number, 'done' | 'cancelled'>();
+  for (const { head } of frames) if (head.kind !== 'intent') outcomes.set(head.id, head.kind);
+  return outcomes;
 }
 
 /** A dead process's segment, or one of this process's that no open log holds (see `heldSegments`). */
