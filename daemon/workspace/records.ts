@@ -248,12 +248,8 @@ export class RecordStore {
   async header(name: RecordName): Promise<RecordHeader | DamagedRecord | undefined> {
     const head = await readFirstLine(name.file);
     if (head === undefined) return undefined;
-    if (head.line === undefined) return damaged(name, head.size === 0 ? 'is empty' : 'has no header line (cut short, or not a record)');
-    const decoded = await decodeHeader(head.line);
-    if (typeof decoded === 'string') return damaged(name, decoded);
-    const needed = head.line.byteLength + 1 + preImagesEnd(decoded.record);
-    if (head.size < needed) return damaged(name, `is cut short: ${head.size} of the ${needed} bytes its header describes`);
-    return { ...name, ...decoded };
+    const checked = await checkedHeader(head.line, head.size);
+    return typeof checked === 'string' ? damaged(name, checked) : { ...name, ...checked };
   }
 
   /**
@@ -271,10 +267,9 @@ export class RecordStore {
     }
     const journal = await decodeJournal(bytes);
     if (journal === undefined) return damaged(name, await whyUndecodable(bytes));
-    const { RecordMetaSchema } = await import('./recordSchemas.ts');
-    const meta = RecordMetaSchema.safeParse(journal.record.meta);
-    if (!meta.success) return damaged(name, 'has a header that is not an undo record\'s');
-    const loaded: LoadedRecord = { ...name, record: journal.record, meta: meta.data, journal };
+    const meta = await recordMeta(journal.record);
+    if (typeof meta === 'string') return damaged(name, meta);
+    const loaded: LoadedRecord = { ...name, record: journal.record, meta, journal };
     if (!verify) return loaded;
     for (let index = 0; index < journal.record.entries.length; index += 1) {
       const damage = preImageDamage(loaded, index);
@@ -322,13 +317,26 @@ function damaged(name: RecordName, damage: string): DamagedRecord {
   return { ...name, damage };
 }
 
-/** The header and meta of a record's first line, or why it is not a record's. */
-async function decodeHeader(line: Uint8Array): Promise<{ record: JournalRecord; meta: RecordMeta } | string> {
+/**
+ * The header and meta of a record whose first line is `line` (undefined when it has none) in a
+ * file of `size` bytes, or why the record cannot be read whole: the checks `header` makes from
+ * the first line and the size, and `whyUndecodable` from all the bytes.
+ */
+async function checkedHeader(line: Uint8Array | undefined, size: number): Promise<{ record: JournalRecord; meta: RecordMeta } | string> {
+  if (line === undefined) return size === 0 ? 'is empty' : 'has no header line (cut short, or not a record)';
   const record = await decodeJournalHeader(line);
   if (record === undefined) return 'has a header line that is not an undo record\'s (damaged, or not a record)';
+  const meta = await recordMeta(record);
+  if (typeof meta === 'string') return meta;
+  const needed = line.byteLength + 1 + preImagesEnd(record);
+  return size < needed ? `is cut short: ${size} of the ${needed} bytes its header describes` : { record, meta };
+}
+
+/** A record's meta, or why it is not an undo record's. */
+async function recordMeta(record: JournalRecord): Promise<RecordMeta | string> {
   const { RecordMetaSchema } = await import('./recordSchemas.ts');
   const meta = RecordMetaSchema.safeParse(record.meta);
-  return meta.success ? { record, meta: meta.data } : 'has a header that is not an undo record\'s';
+  return meta.success ? meta.data : 'has a header that is not an undo record\'s';
 }
 
 /** Where a record's pre-images end, after its header line. */
@@ -338,14 +346,9 @@ function preImagesEnd(record: JournalRecord): number {
 
 /** In words, why `decodeJournal` refused a record's bytes. */
 async function whyUndecodable(bytes: Uint8Array): Promise<string> {
-  if (bytes.byteLength === 0) return 'is empty';
   const newline = bytes.indexOf(0x0a);
-  if (newline < 0) return 'has no header line (cut short, or not a record)';
-  const decoded = await decodeHeader(bytes.subarray(0, newline));
-  if (typeof decoded === 'string') return decoded;
-  const needed = newline + 1 + preImagesEnd(decoded.record);
-  if (bytes.byteLength < needed) return `is cut short: ${bytes.byteLength} of the ${needed} bytes its header describes`;
-  return 'has bytes after its pre-images that are not a record\'s';
+  const checked = await checkedHeader(newline < 0 ? undefined : bytes.subarray(0, newline), bytes.byteLength);
+  return typeof checked === 'string' ? checked : 'has bytes after its pre-images that are not a record\'s';
 }
 
 /** A file's first line (undefined when it has none: no newline) and its size; undefined when the file is gone. */
