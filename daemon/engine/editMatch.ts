@@ -19,7 +19,7 @@ import { engineError, type EngineError } from './errors.ts';
 import { findNearestRegion, LineIndex, lowerBound, seekAll, seekHunk, type SeekRequest } from './match.ts';
 import { applyIndentShift, uniformIndentShift } from './relativeIndent.ts';
 import { findFoldedOccurrences, findOccurrences, type TextRange } from './substring.ts';
-import { endingNear, lineCount, type LineEnding, type TextFile } from './text.ts';
+import { BOM, endingNear, lineCount, type LineEnding, type TextFile } from './text.ts';
 import type { LineTier } from './tiers.ts';
 import { fail, ok, type MatchTier, type Result, type TextEdit } from './types.ts';
 
@@ -84,7 +84,7 @@ function locateReplace(file: TextFile, edit: ReplaceEdit, context: EditContext):
     const message = `${describe(edit, context)} has empty search text, but ${context.path} exists: insert lines with insertLine, or replace the whole file with a write.`;
     return fail(engineError('parse_error', message, { path: context.path, hunkIndex: context.editIndex }));
   }
-  const usable = file.bom && edit.search.startsWith('\uFEFF') ? { ...edit, search: edit.search.slice(1) } : edit;
+  const usable = file.bom && edit.search.startsWith(BOM) ? { ...edit, search: edit.search.slice(1) } : edit;
   const target: Target = { file, index: new LineIndex(file, context.explicit ? 'raw' : 'content'), edit: usable, context };
   for (const step of replaceSteps(target)) {
     const outcome = step();

@@ -14,11 +14,9 @@ import { alreadyThere, engineError } from './errors.ts';
 import { locateEdit, type Splice } from './editMatch.ts';
 import { diffVersions } from './receiptDiff.ts';
 import { requireText, type Files } from './snapshots.ts';
-import { encodeText, indexText, type TextFile } from './text.ts';
+import { encodeText, indexText, textWithBom, type TextFile } from './text.ts';
 import type { LineTier } from './tiers.ts';
 import { fail, ok, type HunkReport, type PlannedFile, type Result, type TextEdit } from './types.ts';
-
-const BOM = '\uFEFF';
 
 interface StartingPoint {
   readonly file: TextFile;
@@ -43,7 +41,7 @@ export function planEdit(path: string, edits: readonly TextEdit[], files: Files,
     current = applySplices(current, located.value.splices, finalNewline);
     reports.push({ index: editIndex, line: located.value.line, tier: located.value.tier, offset: 0 });
   }
-  const newText = (current.bom ? BOM : '') + current.text;
+  const newText = textWithBom(current);
   const after = encodeText(newText);
   if (created) {
     return ok({ op: 'add', path, after, hunks: reports, diff: diffVersions('/dev/null', '', `b/${path}`, newText), diagnostics: [] });
@@ -51,8 +49,7 @@ export function planEdit(path: string, edits: readonly TextEdit[], files: Files,
   if (current.text === original.text && edits.some(asksChange)) {
     return fail(alreadyThere(path, `Applying the edits would leave every byte of ${path} as it is: the file already reads as their new text.`));
   }
-  // The BOM is line 1's, as git shows it.
-  const diff = diffVersions(`a/${path}`, (original.bom ? BOM : '') + original.text, `b/${path}`, newText);
+  const diff = diffVersions(`a/${path}`, textWithBom(original), `b/${path}`, newText);
   return ok({ op: 'update', path, after, hunks: reports, diff, diagnostics: [] });
 }
 

@@ -1,7 +1,7 @@
 /** Applying one file's hunks: locate each in order (match.ts), then splice the new lines in. */
 import { alreadyThere, engineError, type EngineError } from './errors.ts';
 import { findAnchor, findNearestRegion, holdsAt, LineIndex, seekBefore, seekHunk, type SeekRequest } from './match.ts';
-import { endingNear, indexText, lineEnding, TextWriter, type Piece, type TextFile } from './text.ts';
+import { BOM, endingNear, indexText, lineEnding, TextWriter, textWithBom, type Piece, type TextFile } from './text.ts';
 import type { LineTier } from './tiers.ts';
 import { fail, ok, type Hunk, type HunkReport, type Result } from './types.ts';
 
@@ -16,8 +16,6 @@ export interface AppliedHunks {
   readonly lineCount: number;
   readonly reports: readonly HunkReport[];
 }
-
-const BOM = '\uFEFF';
 
 interface Located {
   readonly hunk: Hunk;
@@ -38,7 +36,7 @@ export function applyHunks(file: TextFile, hunks: readonly Hunk[], path: string,
   if (!file.bom) return applyAsGiven(file, hunks, path, tiers, literalEndings);
   const stripped = applyAsGiven(file, hunks.map((hunk) => stripBom(hunk, file.text === '')), path, tiers, literalEndings);
   if (!stripped.ok || !spellsBom(hunks, stripped.value.reports)) return stripped;
-  return applyAsGiven(indexText(BOM + file.text), hunks, path, tiers, literalEndings);
+  return applyAsGiven(indexText(textWithBom(file)), hunks, path, tiers, literalEndings);
 }
 
 function applyAsGiven(file: TextFile, hunks: readonly Hunk[], path: string, tiers: readonly LineTier[], literalEndings: boolean): Result<AppliedHunks> {

@@ -10,7 +10,7 @@
  * that ignores whitespace): "already applied" would then claim a change that never happened.
  */
 import { engineError, type EngineError } from './errors.ts';
-import { encodeText } from './text.ts';
+import { encodeText, textWithBom } from './text.ts';
 import { requireText, type Files } from './snapshots.ts';
 import type { FilePatch, PlannedFile, Result } from './types.ts';
 
@@ -27,7 +27,7 @@ export function loneCarriageReturnError(
   const path = filePatch.op === 'rename' ? filePatch.fromPath : filePatch.path;
   const file = requireText(path, files);
   if (!file.ok) return undefined;
-  const withoutLoneCrs = (file.value.bom ? '\uFEFF' : '') + file.value.text.replace(LONE_CRS, '');
+  const withoutLoneCrs = textWithBom(file.value, file.value.text.replace(LONE_CRS, ''));
   const planned = planFile(filePatch, new Map([...files, [path, { kind: 'file', bytes: encodeText(withoutLoneCrs) }]]));
   if (!planned.ok && planned.error.code !== 'ambiguous_context') return undefined;
   const why = `${path} has carriage returns inside its lines (CRs not before a line feed), and the patch has none; without those CRs its lines `

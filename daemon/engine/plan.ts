@@ -10,7 +10,7 @@ import { findPathConflict } from './pathConflicts.ts';
 import { diffPieces, diffWhole } from './receiptDiff.ts';
 import { planSeries } from './series.ts';
 import { requireAbsent, requireDirectory, requireFile, requireText, sameBytes, type Files } from './snapshots.ts';
-import { assemble, decodeText, encodeText, type TextFile } from './text.ts';
+import { assemble, decodeText, encodeText, textWithBom, type TextFile } from './text.ts';
 import { ALL_TIERS, EXACT_ONLY, type LineTier } from './tiers.ts';
 import { fail, ok, type BlobIds, type FilePatch, type Hunk, type ParsedPatch, type Plan, type PlannedFile, type PlanOptions, type Result } from './types.ts';
 
@@ -169,9 +169,4 @@ function planDelete({ path, hunks, mustBeEmpty, blobs }: Extract<FilePatch, { op
   }
   const diff = diffWhole(`a/${path}`, textWithBom(source.value), '/dev/null', '');
   return ok({ op: 'delete', path, after: null, hunks: applied.value.reports, diff, diagnostics: [] });
-}
-
-/** A file's text as git shows it: its BOM, if any, is line 1's. */
-function textWithBom(file: TextFile): string {
-  return file.bom ? `\uFEFF${file.text}` : file.text;
 }

@@ -8,10 +8,9 @@
 // The module, not the package index, which would load every one of jsdiff's diffs and parsers.
 import { FILE_HEADERS_ONLY, formatPatch, structuredPatch } from 'diff/lib/patch/create.js';
 import type { StructuredPatchHunk } from 'diff';
-import { lineAt, lineCount, lineEnding, linesIn, pieceText, type Piece, type TextFile } from './text.ts';
+import { BOM, lineAt, lineCount, lineEnding, linesIn, pieceText, textWithBom, type Piece, type TextFile } from './text.ts';
 
 const CONTEXT = 3;
-const BOM = '\uFEFF';
 /** jsdiff's edit-distance cap; past it a region is shown as all removed, then all added. */
 const MAX_EDIT_LENGTH = 2_000;
 
@@ -109,7 +108,7 @@ export function diffPieces(oldName: string, newName: string, file: TextFile, pie
   if (changes.length === 0) return '';
   if (file.bom && (lineCount(file) === 0 || newLength === 0)) {
     // The BOM alone is a line to git (without a newline): a side that is nothing else, shown whole.
-    return diffWhole(oldName, BOM + file.text, newName, BOM + pieces.map((piece) => pieceText(file, piece)).join(''));
+    return diffWhole(oldName, textWithBom(file), newName, textWithBom(file, pieces.map((piece) => pieceText(file, piece)).join('')));
   }
   if (file.bom) bomOnFirstLine(file, changes);
   const hunks: StructuredPatchHunk[] = [];

@@ -38,7 +38,8 @@ export interface TextFile {
 /** A run of the old file's lines `[from, to)`, copied byte for byte, or new text. */
 export type Piece = { readonly from: number; readonly to: number } | string;
 
-const BOM = '\uFEFF';
+/** The byte order mark, which a `TextFile` keeps apart from its text (`bom`). */
+export const BOM = '\uFEFF';
 const BOM_BYTES = 3;
 const CR = 13;
 const LF = 10;
@@ -379,7 +380,12 @@ export function assemble(file: TextFile, pieces: readonly Piece[]): Uint8Array {
 }
 
 function encodeWhole(file: TextFile, pieces: readonly Piece[]): Uint8Array {
-  return encoder.encode((file.bom ? BOM : '') + pieces.map((piece) => pieceText(file, piece)).join(''));
+  return encoder.encode(textWithBom(file, pieces.map((piece) => pieceText(file, piece)).join('')));
+}
+
+/** `text` (the file's own by default) with the file's BOM, if it has one, in front: as its bytes hold it, and git shows it (line 1's). */
+export function textWithBom(file: TextFile, text = file.text): string {
+  return file.bom ? BOM + text : text;
 }
 
 /** How many bytes `text` takes in UTF-8 (a lone surrogate is encoded as U+FFFD, 3 bytes). */
