@@ -26,21 +26,27 @@ function applyPathRules(raw: string): Result<string> {
   if (raw.includes('\\')) return escape('contains a backslash');
   if (raw.startsWith('/') || raw.startsWith('~')) return escape('is absolute');
   if (/^[A-Za-z]:/.test(raw)) return escape('starts with a drive letter');
-  const parts: string[] = [];
-  for (const segment of raw.split('/')) {
-    if (segment === '' || segment === '.') continue;
-    if (segment === '..') {
-      if (parts.length === 0) return escape('leaves the workspace');
-      parts.pop();
-    } else {
-      parts.push(segment);
-    }
-  }
+  const parts = pathSegments(raw);
+  if (parts === undefined) return escape('leaves the workspace');
   if (parts.length === 0) return escape('names the workspace root itself');
   if (namesDirectory(raw)) {
     return fail(engineError('is_directory', `The path ${quoted(raw)} names a directory (it ends in \`/\`); patches add, change and delete files.`, { path: parts.join('/') }));
   }
   return ok(parts.join('/'));
+}
+
+/**
+ * The segments a relative `path` names once empty and `.` segments are dropped and `a/..`
+ * collapsed: none for the directory it starts from; undefined when a `..` climbs above it.
+ */
+export function pathSegments(path: string): string[] | undefined {
+  const parts: string[] = [];
+  for (const segment of path.split('/')) {
+    if (segment === '' || segment === '.') continue;
+    if (segment !== '..') parts.push(segment);
+    else if (parts.pop() === undefined) return undefined;
+  }
+  return parts;
 }
 
 /** The path as a message quotes it: whole, unless it is longer than any path patchd accepts. */

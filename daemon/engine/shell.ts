@@ -26,7 +26,7 @@ import { isBlank, quoteLine } from './chunks.ts';
 import { APPLY_PATCH_HEREDOC, DIRECTORY_CHANGE, detectTextDialect, isPatchLine } from './detect.ts';
 import { parseEnvelope } from './envelope.ts';
 import { engineError, type EngineError } from './errors.ts';
-import { normalizePatchPath, pathErrorAt } from './paths.ts';
+import { normalizePatchPath, pathErrorAt, pathSegments } from './paths.ts';
 import { fail, ok, type Diagnostic, type FilePatch, type ParsedPatch, type Result } from './types.ts';
 import { parseUnified } from './unified.ts';
 import { FENCE } from './unifiedLines.ts';
@@ -166,12 +166,7 @@ function joinPath(directory: string, path: string): Result<string> {
  * never get here: the directory leads every joined path, so `joinPath` refused them first.
  */
 function workspaceDirectory(directory: string): string {
-  const parts: string[] = [];
-  for (const segment of directory.split('/')) {
-    if (segment === '..') parts.pop();
-    else if (segment !== '' && segment !== '.') parts.push(segment);
-  }
-  return parts.join('/');
+  return (pathSegments(directory) ?? []).join('/');
 }
 
 function describeCommand(command: Command): Diagnostic {
