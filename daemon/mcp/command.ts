@@ -95,7 +95,7 @@ export async function runMcp(args: readonly string[]): Promise<number> {
   log.info('stopping', { reason: await stopRequested });
   setTimeout(() => process.exit(0), STOP_GRACE_MS).unref();
   try {
-    await Promise.race([pending.answered(), outputClosed]);
+    await Promise.race([pending.allAnswered(), outputClosed]);
     await server.close();
     await client.close();
     toDaemon.end();

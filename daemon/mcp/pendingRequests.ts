@@ -4,18 +4,13 @@
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { UnansweredRequests } from '../server/unansweredRequests.ts';
 
 type RequestId = string | number;
 
-export interface PendingRequests {
-  /** Resolves once every request received so far has been answered. */
-  answered(): Promise<void>;
-}
-
 /** Watches a connected transport (call after `server.connect`, which installs `onmessage`). */
-export function trackPendingRequests(transport: Transport): PendingRequests {
-  const pending = new Set<RequestId>();
-  let waiters: (() => void)[] = [];
+export function trackPendingRequests(transport: Transport): Pick<UnansweredRequests<RequestId>, 'allAnswered'> {
+  const pending = new UnansweredRequests<RequestId>();
   const receive = transport.onmessage;
   transport.onmessage = (message, extra) => {
     if (isRequest(message)) pending.add(message.id);
@@ -24,14 +19,9 @@ export function trackPendingRequests(transport: Transport): PendingRequests {
   const send = transport.send.bind(transport);
   transport.send = async (message, options) => {
     await send(message, options);
-    if (!isRequest(message) && 'id' in message && message.id !== undefined && pending.delete(message.id) && pending.size === 0) {
-      for (const wake of waiters) wake();
-      waiters = [];
-    }
+    if (!isRequest(message) && 'id' in message && message.id !== undefined) pending.answered(message.id);
   };
-  return {
-    answered: () => (pending.size === 0 ? Promise.resolve() : new Promise((resolve) => waiters.push(resolve))),
-  };
+  return pending;
 }
 
 function isRequest(message: JSONRPCMessage): message is JSONRPCMessage & { id: RequestId; method: string } {

@@ -19,6 +19,7 @@ import { RpcErrorCodes } from '../../protocol/index.ts';
 import { quoteClipped } from './echo.ts';
 import type { Logger } from './logger.ts';
 import { UnreadableBodyError } from './streamReader.ts';
+import { UnansweredRequests } from './unansweredRequests.ts';
 
 export type SendResponse = (response: ResponseMessage) => void;
 
@@ -34,8 +35,7 @@ export class FrameGuardReader implements MessageReader {
   readonly #log: Logger;
   #droppedNotifications = 0;
   /** `String(id)` of every request passed on and not yet answered. */
-  readonly #inFlight = new Set<string>();
-  readonly #whenAllAnswered: (() => void)[] = [];
+  readonly #inFlight = new UnansweredRequests<string>();
 
   constructor(inner: MessageReader, { send, log }: FrameGuardOptions) {
     this.#inner = inner;
@@ -79,14 +79,12 @@ export class FrameGuardReader implements MessageReader {
 
   /** The response to request `id` was written (or failed to be): the id is free again. */
   answered(id: string | number | null): void {
-    if (id !== null) this.#inFlight.delete(String(id));
-    if (this.#inFlight.size === 0) for (const wake of this.#whenAllAnswered.splice(0)) wake();
+    if (id !== null) this.#inFlight.answered(String(id));
   }
 
   /** Resolves once every request read so far has its response written. */
   allAnswered(): Promise<void> {
-    if (this.#inFlight.size === 0) return Promise.resolve();
-    return new Promise((resolve) => this.#whenAllAnswered.push(resolve));
+    return this.#inFlight.allAnswered();
   }
 
   dispose(): void {
