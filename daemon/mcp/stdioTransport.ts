@@ -20,6 +20,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage, type JSONRPCRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { errorReply, replyIdOf } from '../server/errorReply.ts';
 import { FRAME_LIMITS } from '../server/frameSplitter.ts';
 import { OUTPUT_LIMITS, OutputThrottle, type OutputLimits, type Release } from '../server/outputThrottle.ts';
 
@@ -263,8 +264,7 @@ export class StdioTransport implements Transport {
     const message = JSONRPCMessageSchema.safeParse(value);
     if (message.success) return this.#handOn(message.data);
     this.onerror?.(new Error('A line of input is not a JSON-RPC message; it was ignored.'));
-    const id = (value as { id?: unknown } | null)?.id;
-    this.#reply(typeof id === 'string' || typeof id === 'number' ? id : null, ErrorCode.InvalidRequest, 'Invalid request: not a JSON-RPC 2.0 message.');
+    this.#reply(replyIdOf(value), ErrorCode.InvalidRequest, 'Invalid request: not a JSON-RPC 2.0 message.');
   }
 
   #refuseOversized(skipped: { head: Buffer; tail: Buffer }, lineBytes: number): void {
@@ -279,7 +279,7 @@ export class StdioTransport implements Transport {
   #reply(id: RequestId | null, code: number, message: string): void {
     // JSON-RPC answers a request whose id cannot be read with id null; the SDK's message type has no room for that.
     // Written, not sent: it answers no request that was handed on, so it gives back no place.
-    void this.#write({ jsonrpc: '2.0', id, error: { code, message } } as unknown as JSONRPCMessage);
+    void this.#write(errorReply(id, code, message) as unknown as JSONRPCMessage);
   }
 }
 

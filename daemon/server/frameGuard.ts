@@ -17,6 +17,7 @@ import {
 } from 'vscode-jsonrpc';
 import { RpcErrorCodes } from '../../protocol/index.ts';
 import { quoteClipped } from './echo.ts';
+import { errorReply, replyIdOf } from './errorReply.ts';
 import type { Logger } from './logger.ts';
 import { UnreadableBodyError } from './streamReader.ts';
 import { UnansweredRequests } from './unansweredRequests.ts';
@@ -42,7 +43,7 @@ export class FrameGuardReader implements MessageReader {
     this.#send = send;
     this.#log = log;
     inner.onError((error) => {
-      if (error instanceof UnreadableBodyError) send(errorResponse(null, RpcErrorCodes.ParseError, error.message));
+      if (error instanceof UnreadableBodyError) send(errorReply(null, RpcErrorCodes.ParseError, error.message));
     });
   }
 
@@ -61,14 +62,14 @@ export class FrameGuardReader implements MessageReader {
   listen(callback: DataCallback): Disposable {
     return this.#inner.listen((message) => {
       if (!isWellFormed(message)) {
-        this.#send(errorResponse(idOf(message), RpcErrorCodes.InvalidRequest, 'Invalid request: not a JSON-RPC 2.0 request, notification or response.'));
+        this.#send(errorReply(replyIdOf(message), RpcErrorCodes.InvalidRequest, 'Invalid request: not a JSON-RPC 2.0 request, notification or response.'));
         return;
       }
       if (Message.isNotification(message) && !hasUsableParams(message)) return this.#drop(message);
       if (Message.isRequest(message)) {
         const key = String(message.id);
         if (this.#inFlight.has(key)) {
-          this.#send(errorResponse(message.id, RpcErrorCodes.InvalidRequest, `Invalid request: id ${quoteClipped(message.id)} is already in use by a request in flight.`));
+          this.#send(errorReply(message.id, RpcErrorCodes.InvalidRequest, `Invalid request: id ${quoteClipped(message.id)} is already in use by a request in flight.`));
           return;
         }
         this.#inFlight.add(key);
@@ -153,13 +154,4 @@ const BUILT_IN_NOTIFICATIONS = new Map<string, { readonly needs: string; readonl
 
 function hasUsableParams(message: NotificationMessage): boolean {
   return BUILT_IN_NOTIFICATIONS.get(message.method)?.usable(message.params) ?? true;
-}
-
-function idOf(message: Message): string | number | null {
-  const id = (message as { id?: unknown } | null | undefined)?.id;
-  return typeof id === 'string' || typeof id === 'number' ? id : null;
-}
-
-function errorResponse(id: string | number | null, code: number, message: string): ResponseMessage {
-  return { jsonrpc: '2.0', id, error: { code, message } };
 }
