@@ -56,7 +56,7 @@ import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { totalBytes, writeAllSync, type DiskCalls } from './diskCalls.ts';
 import { isPresent, removeIfPresent, type DirectorySyncer } from './durable.ts';
-import { hasErrorCode } from './ioErrors.ts';
+import { hasErrorCode, ifPresent } from './ioErrors.ts';
 import { isAbandonedOwner, PROCESS_NONCE, type JournalStore } from './journal.ts';
 import type { RecordStore } from './records.ts';
 
@@ -291,19 +291,13 @@ export class CommitLog {
    * record it cannot read, not for a commit.
    */
   async unsettledRecords(): Promise<Set<string>> {
-    const names = await readdir(this.directory).catch((error: unknown) => {
-      if (hasErrorCode(error, 'ENOENT')) return [];
-      throw error;
-    });
+    const names = (await ifPresent(readdir(this.directory))) ?? [];
     const unsettled = new Set<string>();
     for (const segments of segmentsByOwner(names).values()) {
       const frames: { head: FrameHead }[] = [];
       for (const name of segments) {
         // Gone since the listing: checkpointed, so every intent in it was settled.
-        const bytes = await readFile(path.join(this.directory, name)).catch((error: unknown) => {
-          if (hasErrorCode(error, 'ENOENT')) return undefined;
-          throw error;
-        });
+        const bytes = await ifPresent(readFile(path.join(this.directory, name)));
         if (bytes !== undefined) frames.push(...framesOf(bytes));
       }
       const outcomes = outcomesOf(frames);

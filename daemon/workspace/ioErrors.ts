@@ -7,6 +7,16 @@ export function hasErrorCode(error: unknown, ...codes: readonly string[]): boole
   return typeof error.code === 'string' && codes.includes(error.code);
 }
 
+/** What `pending` gives, or undefined when it fails because what it reads is not there (ENOENT). */
+export async function ifPresent<T>(pending: Promise<T>): Promise<T | undefined> {
+  try {
+    return await pending;
+  } catch (error) {
+    if (hasErrorCode(error, 'ENOENT')) return undefined;
+    throw error;
+  }
+}
+
 function errorCodeOf(error: unknown): string {
   if (error instanceof Error && 'code' in error && typeof error.code === 'string') return error.code;
   return error instanceof Error ? error.message : String(error);

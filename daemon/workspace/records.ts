@@ -27,7 +27,7 @@ import path from 'node:path';
 import { SYNC_IO_MAX_BYTES, totalBytes, writeAll, writeAllSync, type DiskCalls } from './diskCalls.ts';
 import { removeIfPresent, type DirectorySyncer } from './durable.ts';
 import { sha256Hex } from './files.ts';
-import { hasErrorCode } from './ioErrors.ts';
+import { hasErrorCode, ifPresent } from './ioErrors.ts';
 import { decodeJournal, decodeJournalHeader, type Journal, type JournalRecord } from './journal.ts';
 
 export interface FileChange {
@@ -142,10 +142,7 @@ export class RecordStore {
   /** Writes `bytes` as record `name` durably, unless it already holds them (recovery re-creating a record a power loss dropped). */
   async restore(name: string, bytes: Uint8Array): Promise<void> {
     const target = path.join(this.directory, name);
-    const current = await readFile(target).catch((error: unknown) => {
-      if (hasErrorCode(error, 'ENOENT')) return undefined;
-      throw error;
-    });
+    const current = await ifPresent(readFile(target));
     if (current !== undefined && Buffer.compare(current, bytes) === 0) return;
     await this.write(name, [bytes]);
     await this.syncFiles([name]);
@@ -193,13 +190,7 @@ export class RecordStore {
 
   /** Every record, oldest first. */
   async list(): Promise<RecordName[]> {
-    let names: string[];
-    try {
-      names = await readdir(this.directory);
-    } catch (error) {
-      if (hasErrorCode(error, 'ENOENT')) return [];
-      throw error;
-    }
+    const names = (await ifPresent(readdir(this.directory))) ?? [];
     const records: { name: RecordName; order: number[] }[] = [];
     for (const name of names) {
       const match = RECORD_NAME.exec(name);
@@ -233,10 +224,7 @@ export class RecordStore {
   }
 
   async #pruneMarks(): Promise<string[]> {
-    const names = await readdir(this.directory).catch((error: unknown) => {
-      if (hasErrorCode(error, 'ENOENT')) return [];
-      throw error;
-    });
+    const names = (await ifPresent(readdir(this.directory))) ?? [];
     return names.flatMap((name) => PRUNE_MARK.exec(name)?.[1] ?? []);
   }
 
@@ -258,13 +246,8 @@ export class RecordStore {
    * is gone (pruned meanwhile).
    */
   async load(name: RecordName, verify = true): Promise<LoadedRecord | DamagedRecord | undefined> {
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(name.file);
-    } catch (error) {
-      if (hasErrorCode(error, 'ENOENT')) return undefined;
-      throw error;
-    }
+    const bytes = await ifPresent(readFile(name.file));
+    if (bytes === undefined) return undefined;
     const journal = await decodeJournal(bytes);
     if (journal === undefined) return damaged(name, await whyUndecodable(bytes));
     const meta = await recordMeta(journal.record);
@@ -353,13 +336,8 @@ async function whyUndecodable(bytes: Uint8Array): Promise<string> {
 
 /** A file's first line (undefined when it has none: no newline) and its size; undefined when the file is gone. */
 async function readFirstLine(file: string): Promise<{ readonly line: Buffer | undefined; readonly size: number } | undefined> {
-  let handle;
-  try {
-    handle = await open(file, 'r');
-  } catch (error) {
-    if (hasErrorCode(error, 'ENOENT')) return undefined;
-    throw error;
-  }
+  const handle = await ifPresent(open(file, 'r'));
+  if (handle === undefined) return undefined;
   try {
     const { size } = await handle.stat();
     const chunks: Buffer[] = [];
