@@ -21,7 +21,7 @@ export const ERROR_HINTS = {
   stale_file: 'The file changed since you read it. Re-read it and rebuild the patch against its current content.',
   binary_file: 'The file is binary or not UTF-8 text; patchd does not edit it.',
   precondition_required: 'Replacing a whole file needs expectedSha256 of its current content (from file/read); otherwise edit it.',
-  unsupported_command: 'Only `apply_patch <<EOF … EOF`, optionally after `cd <dir> &&`, is accepted; send the patch itself.',
+  unsupported_command: 'Only `apply_patch`, `git apply` or `patch -p<n>` reading a heredoc is run (in a directory given by `cd <dir> &&`, `git -C` or `patch -d`); send the patch itself, every path from the workspace root.',
   limit_exceeded: 'The patch is larger than patchd accepts. Split it into smaller patches.',
   permission_denied: 'That path may not be written (for example inside .git/). Choose a path in the working tree.',
   timeout: 'Applying the patch took too long and was stopped. Send a smaller patch or more specific context.',

@@ -8,15 +8,24 @@ export type TextDialect = Exclude<Dialect, 'v4a' | 'edits'>;
 const ENVELOPE_MARKER = /^\s*\*\*\* Begin Patch\s*$/;
 /** The bare wrapper the envelope parser strips itself (Codex's lenient mode): no `cd`, nothing else on the line. */
 const HEREDOC_START = /^\s*(?:apply_patch\s+)?<<\s*['"]?EOF['"]?\s*$/;
-/** `apply_patch` (or `applypatch`) reading a heredoc, wherever it stands on the line: `cd x && apply_patch <<'EOF'`, `bash -lc "apply_patch <<EOF`. */
-export const APPLY_PATCH_HEREDOC = /(?<![\w.-])(?:apply_patch|applypatch)\s*<</;
+const PATCH_TOOL = /(?<![\w.-])(?:apply_patch|applypatch|apply|patch|git)(?![\w.-])/;
+
+/**
+ * A patch tool (or git) reading a heredoc, wherever it stands on the line: `cd x && apply_patch
+ * <<'EOF'`, `git -C x apply <<EOF`, `git am <<EOF`, `patch -p1 <<EOF`, `bash -lc "apply_patch <<EOF`.
+ * (One pass: a pattern `tool.*<<` would rescan the rest of the line from every tool word.)
+ */
+export function runsPatchCommand(line: string): boolean {
+  const heredoc = line.lastIndexOf('<<');
+  return heredoc > 0 && PATCH_TOOL.test(line.slice(0, heredoc));
+}
+
 /**
  * A `cd` or `pushd` where a shell would run it: first on the line (indented, or after a `$`
  * prompt), or after `&&`, `||`, `;`, `|`, `(`, `{`, a quote or a backtick (`bash -lc "cd …`,
  * inline code). The word in a sentence ("fix the cd builtin") is prose: a commit message may say it.
  */
 export const DIRECTORY_CHANGE = /(?:^|[;&|({`'"$])\s*(?:cd|pushd)(?=$|[\s;&|)`'"])/;
-
 /**
  * The text dialect of a patch: the first line that tells decides — the `*** Begin Patch` envelope
  * (or a bare `apply_patch <<EOF` wrapper, which the envelope parser accepts itself), a
@@ -36,13 +45,13 @@ export function detectTextDialect(lines: readonly string[]): TextDialect {
 }
 
 /**
- * A line that may decide what the patch's paths mean: a `cd` (or `pushd`), or apply_patch run any
- * other way than the bare `apply_patch <<'EOF'` wrapper. Only the shell parser may read past it
- * (and refuses it unless it is the one command it understands): another parser would skip it as
- * prose and apply the paths relative to the workspace root.
+ * A line that may decide what the patch's paths mean: a `cd` (or `pushd`), or a
+ * patch tool run on a heredoc any other way than the bare `apply_patch <<'EOF'` wrapper. Only the
+ * shell parser may read past it (and refuses it unless it is a command it understands): another
+ * parser would skip it as prose and apply the paths relative to the workspace root.
  */
 export function isShellLine(line: string): boolean {
-  return DIRECTORY_CHANGE.test(line) || (APPLY_PATCH_HEREDOC.test(line) && !HEREDOC_START.test(line));
+  return DIRECTORY_CHANGE.test(line) || (runsPatchCommand(line) && !HEREDOC_START.test(line));
 }
 
 /** `diff --git`, a hunk header, or `---` followed by `+++` (a lone `--- ` line may be prose). */

@@ -77,7 +77,7 @@ function parseText(lines: readonly string[], dialect: TextDialect, options: Unif
   switch (dialect) {
     case 'codex': return parseEnvelope(lines);
     case 'search-replace': return parseSearchReplace(lines);
-    case 'shell': return parseShellCommand(lines);
+    case 'shell': return parseShellCommand(lines, options.strip);
     case 'unified': return parseUnified(lines, options);
   }
 }

@@ -152,8 +152,9 @@ export interface ParsedPatch {
   readonly pathProbe?: readonly string[] | undefined;
   readonly probeExpects?: readonly string[] | undefined;
   /**
-   * Set by a shell command's `cd <dir> &&`: the directory every path was joined onto. It must be a
-   * directory in the workspace, as a shell stops at a failed `cd` and never runs apply_patch.
+   * Set by a shell command's `cd <dir> &&` (or `git -C`, `patch -d`): the directory every path was
+   * joined onto. It must be a directory in the workspace, as a shell stops at a failed `cd` and
+   * never runs the patch command.
    */
   readonly workingDirectory?: string | undefined;
   /** Set when the patch is a series of patches: `files` holds each part's files in turn; the same path may recur across parts. */

@@ -90,6 +90,30 @@ describe('later dialects over the wire', () => {
     assert.equal(tree.fingerprint(), before);
   });
 
+  test('git -C dir apply and patch -d dir after prose apply under dir, never to the same file at the root; a missing dir changes nothing', async () => {
+    const same = 'a\nb\nc\n';
+    using tree = createTempTree({ 'f.txt': same, 'sub/f.txt': same, 'pkg/lib/f.txt': same });
+    await using workspace = await client().openWorkspace(tree.root);
+    const diff = '--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n';
+    const gitC = await workspace.apply(`I'll apply it in sub:\n\ngit -C sub apply <<'EOF'\n${diff}EOF\n`);
+    assert.equal(gitC.status, 'applied', JSON.stringify(gitC.error));
+    assert.equal(gitC.format, 'shell');
+    assert.deepEqual(gitC.files.map((file) => file.path), ['sub/f.txt']);
+    const patchD = await workspace.apply(`Then:\n\`\`\`bash\npatch -d pkg -p1 <<'EOF'\n${diff.replaceAll('/f.txt', '/lib/f.txt')}EOF\n\`\`\`\n`);
+    assert.equal(patchD.status, 'applied', JSON.stringify(patchD.error));
+    assert.deepEqual(patchD.files.map((file) => file.path), ['pkg/lib/f.txt']);
+    assert.equal(tree.text('sub/f.txt'), 'a\nB\nc\n');
+    assert.equal(tree.text('pkg/lib/f.txt'), 'a\nB\nc\n');
+    assert.equal(tree.text('f.txt'), same, 'the root file is untouched');
+    const before = tree.fingerprint();
+    const missing = await workspace.apply(`git -C nope apply <<'EOF'\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+x\nEOF\n`);
+    assert.equal(missing.error?.code, 'not_found');
+    assert.equal(missing.error?.path, 'nope');
+    const escape = await workspace.apply(`patch -d .. -p1 <<'EOF'\n${diff}EOF\n`);
+    assert.equal(escape.error?.code, 'path_escape');
+    assert.equal(tree.fingerprint(), before);
+  });
+
   test('a format given by the caller wins over detection', async () => {
     using tree = createTempTree({ 'a.txt': 'x\n' });
     await using workspace = await client().openWorkspace(tree.root);

@@ -113,6 +113,7 @@ test('auto detection: the first marker decides; a lone --- line is prose', () =>
 // A shell command anywhere before the patch: parsed as one, or refused — never its paths taken from the root.
 
 const UPDATE_F = ['*** Begin Patch', '*** Update File: f.txt', '@@', ' a', '-b', '+B', ' c', '*** End Patch'];
+const DIFF_F = ['--- a/f.txt', '+++ b/f.txt', '@@ -1,3 +1,3 @@', ' a', '-b', '+B', ' c'];
 
 test('after prose, or inside a fence after prose, cd <dir> && apply_patch is the shell dialect: paths under <dir>, the text reported', () => {
   const afterProse = parsed(`I'll run:\n\n${command("cd sub && apply_patch <<'EOF'", UPDATE_F)}`, 'auto');
@@ -142,7 +143,7 @@ test('bash -lc "…", cd …; apply_patch, and other wrappings are unsupported_c
     `\`\`\`bash\n${command("cd sub; apply_patch <<'EOF'", UPDATE_F)}\`\`\`\n`,
     `Patch:\n${command("(cd sub && apply_patch <<'EOF'", UPDATE_F)}`,
     `Patch:\n${command("$ cd sub && apply_patch <<'EOF'", UPDATE_F)}`,
-    `Patch:\n${command("cd sub && git apply <<'EOF'", ['--- a/f.txt', '+++ b/f.txt', '@@ -1,3 +1,3 @@', ' a', '-b', '+B', ' c'])}`,
+    `Patch:\n${command("cd sub && git apply <<'EOF' | cat", DIFF_F)}`,
   ];
   for (const text of wrapped) {
     for (const format of ['auto', 'codex', 'unified'] as const) assert.equal(rejected(text, format).code, 'unsupported_command', `${format}: ${text}`);
@@ -157,7 +158,6 @@ test('a cd on a line of its own (or as inline code) before the patch is refused:
     `First \`cd sub\`, then:\n${UPDATE_F.join('\n')}\n`,
     `$ cd sub\n${UPDATE_F.join('\n')}\n`,
     `pushd sub\n${UPDATE_F.join('\n')}\n`,
-    `cd sub && patch -p1 <<'EOF'\n--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\nEOF\n`,
     `Run this in sub (\`cd sub\`):\nf.txt\n<<<<<<< SEARCH\nb\n=======\nB\n>>>>>>> REPLACE\n`,
     `I'll \`cd sub\` first, then:\n${command("cd sub && apply_patch <<'EOF'", UPDATE_F)}`,
   ];
