@@ -22,10 +22,14 @@ export function runsPatchCommand(line: string): boolean {
 
 /**
  * A `cd` or `pushd` where a shell would run it: first on the line (indented, or after a `$`
- * prompt), or after `&&`, `||`, `;`, `|`, `(`, `{`, a quote or a backtick (`bash -lc "cd …`,
- * inline code). The word in a sentence ("fix the cd builtin") is prose: a commit message may say it.
+ * prompt), after `&&`, `||`, `;`, `|`, `(` or `{`, or opening the script of `sh -c '…'`
+ * (`bash -lc "cd …`) or `eval "…"`. One in quotes or inline code in a sentence ("Run 'cd build'
+ * first", "you may need to `cd build`") is named, not run: see `DIRECTORY_MENTION`. The bare word
+ * in a sentence ("fix the cd builtin") is prose: a commit message may say it.
  */
-export const DIRECTORY_CHANGE = /(?:^|[;&|({`'"$])\s*(?:cd|pushd)(?=$|[\s;&|)`'"])/;
+export const DIRECTORY_COMMAND = /(?:^\s*|(?:^|\s)\$\s*|[;&|({]\s*|(?:\s-[A-Za-z]*c|\beval)\s+['"]\s*)(?:cd|pushd)(?=$|[\s;&|)'"])/;
+/** A `cd` or `pushd` opening a quoted or inline-code span, its quote captured: the command a sentence names. */
+export const DIRECTORY_MENTION = /([`'"])\s*(?:cd|pushd)(?=$|[\s;&|)`'"])/g;
 /**
  * The text dialect of a patch: the first line that tells decides — the `*** Begin Patch` envelope
  * (or a bare `apply_patch <<EOF` wrapper, which the envelope parser accepts itself), a
@@ -45,13 +49,13 @@ export function detectTextDialect(lines: readonly string[]): TextDialect {
 }
 
 /**
- * A line that may decide what the patch's paths mean: a `cd` (or `pushd`), or a
+ * A line that may decide what the patch's paths mean: a `cd` (or `pushd`) a shell would run, or a
  * patch tool run on a heredoc any other way than the bare `apply_patch <<'EOF'` wrapper. Only the
  * shell parser may read past it (and refuses it unless it is a command it understands): another
  * parser would skip it as prose and apply the paths relative to the workspace root.
  */
 export function isShellLine(line: string): boolean {
-  return DIRECTORY_CHANGE.test(line) || (runsPatchCommand(line) && !HEREDOC_START.test(line));
+  return DIRECTORY_COMMAND.test(line) || (runsPatchCommand(line) && !HEREDOC_START.test(line));
 }
 
 /** `diff --git`, a hunk header, or `---` followed by `+++` (a lone `--- ` line may be prose). */

@@ -1,6 +1,7 @@
 /** Dispatching a patch to its dialect's parser. */
 import { stripTerminalColours } from './ansi.ts';
 import { detectTextDialect, type TextDialect } from './detect.ts';
+import { findDirectoryMention, weighDirectoryMention } from './directoryMention.ts';
 import { parseEnvelope } from './envelope.ts';
 import { engineError } from './errors.ts';
 import { splitPatchLines } from './patchText.ts';
@@ -15,7 +16,8 @@ import { parseV4AOperations } from './v4a.ts';
 
 export function parsePatch(input: PatchInput): Result<ParsedPatch> {
   const parsed = parseInput(input);
-  return parsed.ok && input.reverse === true ? reversePatch(parsed.value) : parsed;
+  const final = parsed.ok && input.reverse === true ? reversePatch(parsed.value) : parsed;
+  return final.ok ? weighDirectoryMention(final.value, input) : final;
 }
 
 function parseInput(input: PatchInput): Result<ParsedPatch> {
@@ -43,10 +45,23 @@ function parseInput(input: PatchInput): Result<ParsedPatch> {
 /** A mailbox (`git format-patch` / `git am`) is a series of unified diffs; other text goes to its dialect's parser. */
 function parseLines(lines: readonly string[], format: TextDialect | 'auto', options: UnifiedOptions): Result<ParsedPatch> {
   const mailbox = format === 'auto' || format === 'unified' ? readMailbox(lines) : undefined;
-  if (mailbox === undefined) return parseText(lines, dialectOf(lines, format), options);
+  if (mailbox === undefined) return withDirectoryMention(lines, parseText(lines, dialectOf(lines, format), options));
   if (!mailbox.ok) return mailbox;
   const parsed = parseUnified(mailbox.value.lines, { ...options, parts: mailbox.value.parts });
   return parsed.ok ? ok(withDiagnostics(parsed.value, mailbox.value.diagnostics)) : parsed;
+}
+
+/**
+ * The patch, with the directory a `cd` named in the text before it leads to, unless that is the
+ * directory its shell command runs in (the text describes the command).
+ */
+function withDirectoryMention(lines: readonly string[], parsed: Result<ParsedPatch>): Result<ParsedPatch> {
+  if (!parsed.ok) return parsed;
+  const mention = findDirectoryMention(lines);
+  if (!mention.ok) return mention;
+  const directory = mention.value;
+  if (directory === undefined || directory === parsed.value.workingDirectory) return parsed;
+  return ok({ ...parsed.value, mentionedDirectory: directory });
 }
 
 function colourDiagnostic(removed: number): Diagnostic {

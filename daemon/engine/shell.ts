@@ -22,13 +22,13 @@
  * refused.
  *
  * Prose may come before the command, and the command may stand in a code fence; that text is
- * ignored and reported. Anything else — a `cd` anywhere before it (on its own line, after `;`,
- * in inline code), `bash -lc "…"` (its quotes would expand `$` and backticks in the patch), text after
+ * ignored and reported. Anything else — a `cd` before it that a shell would run (on its own line,
+ * after `;`), `bash -lc "…"` (its quotes would expand `$` and backticks in the patch), text after
  * the heredoc outside a fence, a second command or patch after the fence — is refused: it is
  * never run, and never half understood.
  */
 import { isBlank, quoteLine } from './chunks.ts';
-import { DIRECTORY_CHANGE, runsPatchCommand, isPatchLine } from './detect.ts';
+import { DIRECTORY_COMMAND, runsPatchCommand, isPatchLine } from './detect.ts';
 import { engineError } from './errors.ts';
 import { parseShellBody } from './shellBody.ts';
 import { readPatchCommand, unsupported, type PatchCommand } from './shellCommand.ts';
@@ -88,15 +88,16 @@ function readCommand(lines: readonly string[]): Result<Command> {
 }
 
 /**
- * The line that runs the patch command. Prose (and a fence) may come before it; a `cd` may not
- * (on a line of its own, or joined with `;`, it would change what the paths mean), nor may a patch.
+ * The line that runs the patch command. Prose (and a fence) may come before it; a `cd` a shell
+ * would run may not (on a line of its own, or joined with `;`, it would change what the paths
+ * mean), nor may a patch.
  */
 function findCommand(lines: readonly string[]): Result<number> {
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index]!;
     if (runsPatchCommand(line)) return ok(index);
     if (isPatchLine(line, lines[index + 1])) break;
-    if (DIRECTORY_CHANGE.test(line)) return fail(unsupported(line, 'a cd apart from the patch command would change what its paths mean'));
+    if (DIRECTORY_COMMAND.test(line)) return fail(unsupported(line, 'a cd apart from the patch command would change what its paths mean'));
   }
   const first = lines.find((line) => !isBlank(line));
   return fail(first === undefined ? engineError('parse_error', 'The command is empty.') : unsupported(first, 'no apply_patch, git apply or patch command reads a heredoc here'));

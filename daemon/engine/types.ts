@@ -145,7 +145,8 @@ export interface ParsedPatch {
   /** Metadata lines accepted but never executed (`index …`, `new file mode 100755`, …). */
   readonly ignoredMetadata: readonly string[];
   /**
-   * Only with `PatchInput.probe`: the paths whose existence decides the strip level. The patch was
+   * Only with `PatchInput.probe`: the paths whose existence decides the strip level, or whether a
+   * `mentionedDirectory` is where the patch applies. The patch was
    * parsed as if none existed; that parse stands when every `probeExpects` path exists. Otherwise
    * (or when `probeExpects` is absent and `files` empty) parse again with `existingPaths`.
    */
@@ -157,6 +158,12 @@ export interface ParsedPatch {
    * never runs the patch command.
    */
   readonly workingDirectory?: string | undefined;
+  /**
+   * Set when the text before the patch names a `cd` without running it ("Run `cd build` first"):
+   * that directory. The paths stay relative to the root, once the workspace showed the patch does
+   * not apply there instead (directoryMention.ts).
+   */
+  readonly mentionedDirectory?: string | undefined;
   /** Set when the patch is a series of patches: `files` holds each part's files in turn; the same path may recur across parts. */
   readonly series?: readonly SeriesPart[] | undefined;
 }

@@ -114,6 +114,21 @@ describe('later dialects over the wire', () => {
     assert.equal(tree.fingerprint(), before);
   });
 
+  test('prose naming `cd build` before a diff: applied at the root when build holds no such file, refused when it does', async () => {
+    using tree = createTempTree({ 'f.txt': 'a\nb\nc\n', 'g.txt': 'a\nb\nc\n', 'build/g.txt': 'a\nb\nc\n' });
+    await using workspace = await client().openWorkspace(tree.root);
+    const patch = (path: string) => `You may need to \`cd build\`.\n\n--- a/${path}\n+++ b/${path}\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n`;
+    const rootOnly = await workspace.apply(patch('f.txt'));
+    assert.equal(rootOnly.status, 'applied', JSON.stringify(rootOnly.error));
+    assert.deepEqual(rootOnly.files.map((file) => file.path), ['f.txt']);
+    assert.ok(rootOnly.diagnostics.some((diagnostic) => diagnostic.code === 'directory_named_in_text'));
+    const before = tree.fingerprint();
+    const both = await workspace.apply(patch('g.txt'));
+    assert.equal(both.error?.code, 'unsupported_command');
+    assert.match(both.error!.message, /both at the workspace root and under build/);
+    assert.equal(tree.fingerprint(), before);
+  });
+
   test('a format given by the caller wins over detection', async () => {
     using tree = createTempTree({ 'a.txt': 'x\n' });
     await using workspace = await client().openWorkspace(tree.root);

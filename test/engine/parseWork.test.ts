@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { detectTextDialect } from '../../daemon/engine/detect.ts';
+import { findDirectoryMention } from '../../daemon/engine/directoryMention.ts';
 import { parseEnvelope } from '../../daemon/engine/envelope.ts';
 import { parsePatch, planPatch, type FileSnapshot } from '../../daemon/engine/index.ts';
 import { readMailbox } from '../../daemon/engine/mail.ts';
@@ -34,6 +35,7 @@ const ADVERSARIAL: Readonly<Record<string, (n: number) => string>> = {
   'envelope without its end': (n) => '*** Begin Patch\n' + repeat(n, (i) => `*** Update File: f${i}\n@@\n-a\n+b\n`),
   'prose around an envelope': (n) => repeat(n, (i) => `prose ${i}\n`) + '*** Begin Patch\n*** Delete File: a\n*** End Patch\n' + repeat(n, (i) => `prose ${i}\n`),
   'a heredoc never closed': (n) => repeat(n, (i) => `prose ${i}\n`) + "cd sub && apply_patch <<'EOF'\n" + repeat(n, () => ' EOF\n'),
+  'prose naming cd, then a patch command': (n) => repeat(n, (i) => `Run \`cd d${i}\` first.\n`) + "git -C sub apply <<'EOF'\n" + repeat(n, () => ' EOF\n'),
   'a fenced command, then prose': (n) => "```bash\ncd sub && apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: a\n*** End Patch\nEOF\n```\n" + repeat(n, (i) => `prose ${i}\n`),
 };
 
@@ -46,6 +48,7 @@ const PARSERS: Readonly<Record<string, LineParser>> = {
   envelope: parseEnvelope,
   'search-replace': parseSearchReplace,
   shell: parseShellCommand,
+  'directory mention': findDirectoryMention,
 };
 
 /** How many times `parse` reads an element of `lines`, per line. */

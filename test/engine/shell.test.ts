@@ -150,16 +150,19 @@ test('bash -lc "…", cd …; apply_patch, and other wrappings are unsupported_c
   }
 });
 
-test('a cd on a line of its own (or as inline code) before the patch is refused: the paths may be relative to it', () => {
+test('a cd a shell would run, before the patch, is refused: the paths may be relative to it', () => {
   const cases = [
     `cd sub\n${command("apply_patch <<'EOF'", UPDATE_F)}`,
     `\`\`\`bash\ncd sub\napply_patch <<'EOF'\n${UPDATE_F.join('\n')}\nEOF\n\`\`\`\n`,
     `cd sub\n${UPDATE_F.join('\n')}\n`,
-    `First \`cd sub\`, then:\n${UPDATE_F.join('\n')}\n`,
     `$ cd sub\n${UPDATE_F.join('\n')}\n`,
+    `Then: $ cd sub\n${UPDATE_F.join('\n')}\n`,
     `pushd sub\n${UPDATE_F.join('\n')}\n`,
-    `Run this in sub (\`cd sub\`):\nf.txt\n<<<<<<< SEARCH\nb\n=======\nB\n>>>>>>> REPLACE\n`,
-    `I'll \`cd sub\` first, then:\n${command("cd sub && apply_patch <<'EOF'", UPDATE_F)}`,
+    `make && cd sub\n${UPDATE_F.join('\n')}\n`,
+    `(cd sub\n${UPDATE_F.join('\n')}\n`,
+    `bash -lc "cd sub"\n${UPDATE_F.join('\n')}\n`,
+    `sh -c 'cd sub && make'\n${DIFF_F.join('\n')}\n`,
+    `eval "cd sub"\nf.txt\n<<<<<<< SEARCH\nb\n=======\nB\n>>>>>>> REPLACE\n`,
   ];
   for (const text of cases) {
     for (const format of ['auto', 'codex', 'unified', 'search-replace'] as const) assert.equal(rejected(text, format).code, 'unsupported_command', `${format}: ${text}`);
