@@ -44,15 +44,22 @@ export const OpenWorkspaceParamsSchema = z.strictObject({
 /**
  * A commit a killed daemon left unfinished, and how opening the workspace finished it:
  * `rolled_back` to its pre-image (it was never acknowledged), or `rolled_forward` when every
- * post-image was already in place. Either way each path holds the whole pre- or post-image.
+ * post-image was already in place. Either way each path holds the whole pre- or post-image,
+ * except those listed in `conflicts` and `damaged`, which hold what they held before the open.
  */
 export const RecoverySchema = z.object({
   transactionId: z.string(),
   outcome: z.enum(['rolled_back', 'rolled_forward']),
-  /** Paths put back to their pre-image (rolled back), or kept at their post-image (rolled forward). */
+  /** Paths put back to their pre-image (rolled back), or at their post-image (rolled forward). */
   paths: z.array(z.string()),
   /** Paths left as found: someone changed them after the crash (the journal is kept in the state dir). */
   conflicts: z.array(z.string()),
+  /**
+   * Paths left as found because the journal's copy of the bytes to write there no longer
+   * matches the sha256 it keeps of them (a disk fault, or an edit by hand): writing them would
+   * have put wrong bytes in the file. The journal is kept in the state dir. Absent when none.
+   */
+  damaged: z.array(z.string()).optional(),
 });
 
 /** Result of `workspace/open`. */

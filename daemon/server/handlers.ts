@@ -8,8 +8,9 @@ import {
   type ApplyBatchParams, type ApplyParams, type BatchSummary, type CloseWorkspaceParams, type FileChangedParams,
   type InitializeParams, type InitializeResult, type OpenWorkspaceParams, type OpenWorkspaceResult, type ProgressParams,
   type ListTransactionsParams, type ListTransactionsResult, type ReadFileParams, type ReadFileResult, type Receipt, type SessionDiffParams,
-  type SessionDiffResult, type UndoParams,
+  type Recovery, type SessionDiffResult, type UndoParams,
 } from '../../protocol/index.ts';
+import type { RecoveryReport } from '../workspace/workspace.ts';
 import { applyBatch } from './applyBatch.ts';
 import { ApprovalGate, DEFAULT_APPROVAL_TIMEOUT_MS, type AskClient } from './approval.ts';
 import { applyPatch } from './applyPatch.ts';
@@ -75,10 +76,10 @@ export class PatchdHandlers {
     }
     const result: OpenWorkspaceResult = { workspaceId: opened.id, root: opened.root };
     if (opened.recovered.length === 0) return result;
-    for (const { transactionId, outcome, paths, conflicts } of opened.recovered) {
-      this.#deps.log.warn('recovered an unfinished commit', { root: opened.root, transactionId, outcome, paths, conflicts });
+    for (const { transactionId, outcome, paths, conflicts, damaged } of opened.recovered) {
+      this.#deps.log.warn('recovered an unfinished commit', { root: opened.root, transactionId, outcome, paths, conflicts, damaged });
     }
-    return { ...result, recovered: opened.recovered.map((report) => ({ ...report, paths: [...report.paths], conflicts: [...report.conflicts] })) };
+    return { ...result, recovered: opened.recovered.map(recoveryOf) };
   }
 
   async closeWorkspace({ workspaceId }: CloseWorkspaceParams): Promise<null> {
@@ -166,4 +167,9 @@ export class PatchdHandlers {
     const paths = receipt.files.flatMap((file) => (file.fromPath === undefined ? [file.path] : [file.path, file.fromPath]));
     this.#deps.registry.noteTouched(workspaceId, this.#deps.sessionId, paths);
   }
+}
+
+/** A recovery as `workspace/open` tells it: `damaged` only when some path was left as found for it. */
+function recoveryOf({ transactionId, outcome, paths, conflicts, damaged }: RecoveryReport): Recovery {
+  return { transactionId, outcome, paths: [...paths], conflicts: [...conflicts], ...(damaged.length === 0 ? {} : { damaged: [...damaged] }) };
 }

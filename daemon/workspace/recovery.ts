@@ -15,6 +15,15 @@
  * applied, and the pre-image is that later one's doing. A file holding neither image is left
  * as found, as always (the filesystems patchd runs on order a replacing rename after its
  * bytes; the journal kept aside holds the post-image).
+ *
+ * What recovery writes comes from the journal, which a disk fault (or an edit by hand) may have
+ * changed while it waited for this open: a journal file in `journal/` has no checksum of its own
+ * (a log frame has its crc). So every image is checked against the sha256 the journal keeps of
+ * it before it is written — a pre-image against `before.sha256` (journals written before
+ * patchd kept it are used as they are), a post-image against `afterSha256` — and one that fails
+ * is not written: the path is left as found, reported `damaged`, and the journal kept aside. A
+ * path is taken to hold its pre-image by that sha256 too, so a damaged copy in the journal does
+ * not make an untouched file look changed.
  */
 import { rmdirSync } from 'node:fs';
 import path from 'node:path';
@@ -39,36 +48,42 @@ export interface RecoveryReport {
   readonly paths: readonly string[];
   /** Paths left as found: they held neither the pre-image nor the post-image. */
   readonly conflicts: readonly string[];
+  /** Paths left as found: the journal's copy of the image to write there fails its sha256 (see the module comment). */
+  readonly damaged: readonly string[];
 }
 
-type EntryOutcome = 'unchanged' | 'restored' | 'conflict';
+type EntryOutcome = 'unchanged' | 'restored' | 'conflict' | 'damaged';
+
+/** The paths of `entries` whose outcome is `outcome`, in the entries' order. */
+function pathsWith(entries: readonly JournalEntry[], outcomes: readonly EntryOutcome[], ...wanted: readonly EntryOutcome[]): string[] {
+  return entries.filter((_, index) => wanted.includes(outcomes[index]!)).map((entry) => entry.path);
+}
 
 /** Restores every entry (last first), then removes temps, created directories and trash copies. Throws on I/O failure: the journal stays for a later try. */
 export async function rollBack(context: WorkspaceContext, journal: Journal): Promise<RecoveryReport> {
   const { entries, directories, transactionId } = journal.record;
-  const restored: string[] = [];
-  const conflicts: string[] = [];
+  const outcomes: EntryOutcome[] = [];
   let shortage: unknown;
   for (const [index, entry] of [...entries.entries()].reverse()) {
-    let outcome: EntryOutcome;
     try {
-      outcome = await restoreEntry(context, transactionId, entry, journal.preImages[index] ?? null);
+      outcomes[index] = await restoreEntry(context, transactionId, entry, journal.preImages[index] ?? null);
     } catch (error) {
       // Out of descriptors, say: the other entries are still restored and the temps removed; the journal finishes this one later.
       if (!isShortage(error)) throw error;
       shortage ??= error;
-      continue;
     }
-    if (outcome === 'restored') restored.push(entry.path);
-    if (outcome === 'conflict') conflicts.push(entry.path);
   }
   await settleAll(entries.map((entry) => removeTemps(context, transactionId, entry)));
   if (shortage !== undefined) throw shortage;
   await removeCreatedDirectories(context, directories);
-  const settled = entries.filter((entry) => entry.trashed && !conflicts.includes(entry.path));
+  // A trash copy is dropped only where the path is back at its pre-image: elsewhere it may be the only good copy.
+  const settled = entries.filter((entry, index) => entry.trashed && (outcomes[index] === 'restored' || outcomes[index] === 'unchanged'));
   await settleAll(settled.map((entry) => discardFromTrash(context.stateDir, trashPathFor(context.stateDir, transactionId, entry.path))));
   await syncTouchedDirectories(context, entries, directories);
-  return { transactionId, outcome: 'rolled_back', paths: restored.reverse(), conflicts: conflicts.reverse() };
+  return {
+    transactionId, outcome: 'rolled_back',
+    paths: pathsWith(entries, outcomes, 'restored'), conflicts: pathsWith(entries, outcomes, 'conflict'), damaged: pathsWith(entries, outcomes, 'damaged'),
+  };
 }
 
 /** Keeps a commit whose every post-image is in place: removes leftover temps and makes its new content and renames durable. */
@@ -80,20 +95,22 @@ async function rollForward(context: WorkspaceContext, journal: Journal): Promise
   await syncTouchedDirectories(context, entries, directories);
   // The commit died before tidying: the directories its deletes and moves emptied go now, as they would have.
   await removeDirectoriesEmptiedBy(context, entries.filter((entry) => entry.afterSha256 === null).map((entry) => entry.path));
-  return { transactionId, outcome: 'rolled_forward', paths: entries.map((entry) => entry.path), conflicts: [] };
+  return { transactionId, outcome: 'rolled_forward', paths: entries.map((entry) => entry.path), conflicts: [], damaged: [] };
 }
 
 /** Writes each post-image from the redo section over its pre-image, unless a later transaction started from that post-image (see the module comment). */
 async function redoForward(context: WorkspaceContext, journal: Journal, redo: Redo, others: readonly Journal[]): Promise<RecoveryReport> {
   const { entries, directories, transactionId } = journal.record;
-  const conflicts: string[] = [];
+  const outcomes: EntryOutcome[] = [];
   for (const [index, entry] of entries.entries()) {
-    const outcome = await redoEntry(context, journal, entry, journal.preImages[index] ?? null, redo.postImages[index] ?? null, others);
-    if (outcome === 'conflict') conflicts.push(entry.path);
+    outcomes.push(await redoEntry(context, journal, entry, journal.preImages[index] ?? null, redo.postImages[index] ?? null, others));
   }
   await settleAll(entries.map((entry) => removeTemps(context, transactionId, entry)));
   await syncTouchedDirectories(context, entries, directories);
-  return { transactionId, outcome: 'rolled_forward', paths: entries.map((entry) => entry.path), conflicts };
+  return {
+    transactionId, outcome: 'rolled_forward',
+    paths: pathsWith(entries, outcomes, 'restored', 'unchanged'), conflicts: pathsWith(entries, outcomes, 'conflict'), damaged: pathsWith(entries, outcomes, 'damaged'),
+  };
 }
 
 async function redoEntry(
@@ -102,30 +119,40 @@ async function redoEntry(
   const current = await currentEntry(context, entry);
   if (current === undefined) return 'conflict';
   if (holdsPostImage(current.entry, entry.afterSha256)) return 'unchanged';
-  if (!holdsPreImage(current.entry, before) || (after === null) !== (entry.afterSha256 === null)) return 'conflict';
+  if (!holdsPreImage(current.entry, entry, before) || (after === null) !== (entry.afterSha256 === null)) return 'conflict';
   if (await builtUpon(context, journal, entry, others)) return 'unchanged';
   const { absolute } = current;
   const seen = current.entry.kind === 'file' ? current.entry : null;
   if (after === null) return replaceIfUnchanged(absolute, seen, () => context.disk.unlinkSync(absolute)) ? 'restored' : 'conflict';
+  if (sha256Hex(after) !== entry.afterSha256) return 'damaged';
   return (await replaceThroughTemp(context, entry, absolute, journal.record.transactionId, after, entry.before?.owner, seen)) ? 'restored' : 'conflict';
 }
 
 /** How far before a journal's start a record may be dated and still be later: clocks step back a little. */
 const CLOCK_SLACK_MS = 60_000;
 
-/** Whether another transaction — a record in `history/`, or another journal being recovered — started from `journal`'s post-image of `entry`'s path. */
+/**
+ * Whether another transaction — a record in `history/`, or another journal being recovered —
+ * started from `journal`'s post-image of `entry`'s path: told by the sha256 it keeps of its
+ * pre-image (from its header alone, even when a copy of those bytes is damaged), or by hashing
+ * the pre-image where it keeps none (written before patchd did).
+ */
 async function builtUpon(context: WorkspaceContext, journal: Journal, entry: JournalEntry, others: readonly Journal[]): Promise<boolean> {
   const { afterSha256 } = entry;
   if (afterSha256 === null) return false;
   const startsFromIt = (candidate: Journal): boolean => candidate.record.entries.some((other, index) => {
     const before = candidate.preImages[index];
-    return other.path === entry.path && before !== null && before !== undefined && sha256Hex(before) === afterSha256;
+    if (other.path !== entry.path || before === null || before === undefined) return false;
+    return (other.before?.sha256 ?? sha256Hex(before)) === afterSha256;
   });
   if (others.some((other) => other !== journal && startsFromIt(other))) return true;
   const recent = (await context.records.list()).filter((name) => name.at >= journal.record.startedAt - CLOCK_SLACK_MS);
   for (const name of recent) {
     const header = await context.records.header(name);
-    if (header === undefined || isDamaged(header) || !header.record.entries.some((other) => other.path === entry.path && other.before !== null)) continue;
+    if (header === undefined || isDamaged(header)) continue;
+    const starts = header.record.entries.filter((other) => other.path === entry.path && other.before !== null).map((other) => other.before!.sha256);
+    if (starts.includes(afterSha256)) return true;
+    if (!starts.includes(undefined)) continue;
     const loaded = await context.records.load(name);
     if (loaded !== undefined && !isDamaged(loaded) && startsFromIt(loaded.journal)) return true;
   }
@@ -172,7 +199,7 @@ function unlessShortage(error: EngineError): undefined {
 async function restoreEntry(context: WorkspaceContext, transactionId: string, entry: JournalEntry, before: Uint8Array | null): Promise<EntryOutcome> {
   const current = await currentEntry(context, entry);
   if (current === undefined) return 'conflict';
-  if (holdsPreImage(current.entry, before)) return 'unchanged';
+  if (holdsPreImage(current.entry, entry, before)) return 'unchanged';
   if (!holdsPostImage(current.entry, entry.afterSha256)) return 'conflict';
   const { absolute } = current;
   // What the commit left there, just read: restored over only if still there at the last look, like a commit (`confirm.ts`).
@@ -180,6 +207,7 @@ async function restoreEntry(context: WorkspaceContext, transactionId: string, en
   if (before === null || entry.before === null) {
     return replaceIfUnchanged(absolute, seen, () => context.disk.unlinkSync(absolute)) ? 'restored' : 'conflict';
   }
+  if (entry.before.sha256 !== undefined && sha256Hex(before) !== entry.before.sha256) return 'damaged';
   return (await replaceThroughTemp(context, entry, absolute, transactionId, before, entry.before.owner, seen)) ? 'restored' : 'conflict';
 }
 
@@ -202,9 +230,12 @@ async function replaceThroughTemp(
   return replaced;
 }
 
-function holdsPreImage(current: DiskEntry, before: Uint8Array | null): boolean {
+/** Whether the path holds `entry`'s pre-image: by its sha256 when the journal keeps one (its copy `before` may be damaged), else by `before`'s bytes. */
+function holdsPreImage(current: DiskEntry, entry: JournalEntry, before: Uint8Array | null): boolean {
   if (before === null) return current.kind === 'missing';
-  return current.kind === 'file' && bytesEqual(current.bytes, before);
+  if (current.kind !== 'file') return false;
+  const sha256 = entry.before?.sha256;
+  return sha256 === undefined ? bytesEqual(current.bytes, before) : sha256Hex(current.bytes) === sha256;
 }
 
 function holdsPostImage(current: DiskEntry, afterSha256: string | null): boolean {
@@ -257,7 +288,8 @@ export async function recoverAbandonedJournals(context: WorkspaceContext): Promi
     }
     if (journal.record.root !== context.root) continue;
     const report = await finishJournal(context, journal, journals);
-    if (report.conflicts.length > 0) await context.journals.setAside(file);
+    // The only copy of what was left unwritten (a pre-image, or a post-image reported applied).
+    if (report.conflicts.length > 0 || report.damaged.length > 0) await context.journals.setAside(file);
     // A commit that stands keeps its journal as its undo record, as it would have had it finished.
     else if (report.outcome === 'rolled_forward' && journal.record.meta !== undefined) await context.records.adopt(file, journal.record);
     else await context.journals.remove(file);

@@ -285,8 +285,9 @@ async function abandon(context: WorkspaceContext, journal: Journal, chunks: read
   const journalName = `${process.pid}-${PROCESS_NONCE}-${intent.id}-${journal.record.transactionId}.journal`;
   await context.records.discard(intent.record).catch(() => undefined);
   let conflicts: readonly string[];
+  let damaged: readonly string[];
   try {
-    ({ conflicts } = await rollBack(context, journal));
+    ({ conflicts, damaged } = await rollBack(context, journal));
   } catch (error) {
     await context.journals.keep(`orphan-${journalName}`, chunks).then(() => context.log.cancelled(intent)).catch(() => undefined);
     const why = error instanceof CommitStepError ? error.error.message : describeFsError(error);
@@ -294,11 +295,16 @@ async function abandon(context: WorkspaceContext, journal: Journal, chunks: read
     // Not io_error: its hint promises that nothing was written.
     return engineError('rollback_incomplete', message, { path: cause.path });
   }
-  const keptAside = conflicts.length === 0 ? Promise.resolve() : context.journals.keep(`${journalName}.conflict`, chunks);
+  const rolledBack = conflicts.length === 0 && damaged.length === 0;
+  const keptAside = rolledBack ? Promise.resolve() : context.journals.keep(`${journalName}.conflict`, chunks);
   // A cancel that cannot be logged leaves the intent to recovery, which finds the tree at its pre-image.
   await keptAside.then(() => context.log.cancelled(intent)).catch(() => undefined);
-  if (conflicts.length === 0) return cause;
-  const message = `${cause.message} Rolled back, except ${conflicts.join(', ')}, which changed meanwhile and were left as found.`;
+  if (rolledBack) return cause;
+  const exceptions = [
+    ...(conflicts.length === 0 ? [] : [`${conflicts.join(', ')}, which changed meanwhile`]),
+    ...(damaged.length === 0 ? [] : [`${damaged.join(', ')}, whose pre-image no longer matched its sha256`]),
+  ];
+  const message = `${cause.message} Rolled back, except ${exceptions.join('; and ')}, left as found.`;
   return engineError(cause.code, message, { path: cause.path });
 }
 

@@ -2,14 +2,18 @@
 import { TEST_STATE_ROOT } from '../helpers/testState.ts';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { PatchClient } from '../../client/index.ts';
-import { stateDirFor } from '../../daemon/workspace/workspace.ts';
+import { encodeJournal } from '../../daemon/workspace/journal.ts';
+import { sha256Hex, stateDirFor } from '../../daemon/workspace/workspace.ts';
 import { createTempTree } from '../helpers/tempTree.ts';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const crashChild = fileURLToPath(new URL('../workspace/crashChild.ts', import.meta.url));
+const encode = (text: string) => new TextEncoder().encode(text);
 const CRASH_TREE = { 'two.txt': 'two\n', 'three.txt': 'three\n', 'four.txt': 'four\n', 'keep.txt': 'untouched\n' };
 
 function commitAndDie(root: string, when: string): void {
@@ -34,3 +38,23 @@ for (const [when, outcome, paths] of [
     assert.deepEqual((await client.openWorkspace(tree.root)).recovered, []);
   });
 }
+
+test('workspace/open reports a path recovery left as found because the journal\'s copy of its pre-image fails its sha256', async () => {
+  // A commit killed after renaming two.txt and before three.txt; its journal waited in the state dir, where a byte of two.txt's pre-image flipped.
+  using tree = createTempTree({ ...CRASH_TREE, 'two.txt': '2\n' });
+  const journals = join(stateDirFor(tree.root, TEST_STATE_ROOT), 'journal');
+  mkdirSync(journals, { recursive: true });
+  const update = (path: string, before: string, after: string) => ({
+    path, tempName: null, trashed: false, before: { bytes: encode(before), owner: { mode: 0o644, uid: 0, gid: 0 }, sha256: sha256Hex(encode(before)) }, afterSha256: sha256Hex(encode(after)),
+  });
+  const { chunks } = encodeJournal('tx_damaged', tree.root, [update('two.txt', 'two\n', '2\n'), update('three.txt', 'three\n', '3\n')], []);
+  const bytes = Buffer.concat(chunks);
+  bytes[chunks[0]!.byteLength + 2]! ^= 0x20; // "two" → "twO"
+  writeFileSync(join(journals, `${spawnSync('true').pid}-0000-tx_damaged.journal`), bytes);
+
+  await using client = await PatchClient.spawn();
+  const workspace = await client.openWorkspace(tree.root);
+  assert.deepEqual(workspace.recovered, [{ transactionId: 'tx_damaged', outcome: 'rolled_back', paths: [], conflicts: [], damaged: ['two.txt'] }]);
+  assert.equal(tree.text('two.txt'), '2\n', 'not the damaged bytes');
+  assert.equal(tree.text('three.txt'), 'three\n');
+});

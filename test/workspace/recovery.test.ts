@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, readdir, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { crc32 } from 'node:zlib';
 import { framesOf } from '../../daemon/workspace/commitLog.ts';
 import { sha256Hex } from '../../daemon/workspace/files.ts';
-import { decodeJournal, encodeJournal } from '../../daemon/workspace/journal.ts';
+import { decodeJournal, encodeJournal, encodeRedo } from '../../daemon/workspace/journal.ts';
 import type { Workspace } from '../../daemon/workspace/workspace.ts';
 import { CRASH_PLAN, CRASH_TREE, diskRefusingRecords, encode, listTree, planOf, recordingDisk, snapshotAndCommit, updateFile, withSandbox, type Sandbox } from './fixtures.ts';
 
@@ -23,8 +23,22 @@ function commitAndDie(sandbox: Sandbox, when: number | string, variant = 'five',
 }
 
 const journalDir = (sandbox: Sandbox) => path.join(sandbox.state, 'journal');
+/** The root as a workspace records it (its realpath). */
+const realRoot = (sandbox: Sandbox) => realpath(sandbox.root);
 const logDir = (sandbox: Sandbox) => path.join(sandbox.state, 'log');
 const historyDir = (sandbox: Sandbox) => path.join(sandbox.state, 'history');
+
+const OWNER = { mode: 0o644, uid: 0, gid: 0 };
+/** A journal entry updating `path` from `before` to `after`, with both hashes (as a commit writes it). */
+const updateEntry = (path: string, before: string, after: string) => ({
+  path, tempName: null, trashed: false, before: { bytes: encode(before), owner: OWNER, sha256: sha256Hex(encode(before)) }, afterSha256: sha256Hex(encode(after)),
+});
+/** `bytes` with the letter before the newline ending at `end` turned to upper case: a disk fault inside a pre- or post-image. */
+function flipBefore(bytes: Buffer, end: number): Buffer {
+  const flipped = Buffer.from(bytes);
+  flipped[end - 2] = flipped[end - 2]! ^ 0x20;
+  return flipped;
+}
 
 /** After recovery, the one-file crash commit stands: two.txt at its post-image, with its undo record; no temp, log segment or journal left. */
 async function assertOneFileCommitStands(sandbox: Sandbox, workspace: Workspace): Promise<void> {
@@ -228,22 +242,26 @@ for (const [ranIn, opensIn] of [['boot-before', 'boot-after'], ['unknown', null]
   });
 }
 
-test('after a reboot, a one-file commit reported before its fsyncs is not written again over its pre-image when a later transaction started from its post-image', async () => {
-  await withSandbox(CRASH_TREE, async (sandbox) => {
-    commitAndDie(sandbox, 'reported', 'single', 'boot-before');
-    // Another process reverted the file (its record starts from 'only'), and that reached the disk before the power loss.
-    const meta = { format: 'unified', files: [{ path: 'two.txt', op: 'update' }], unit: 0, units: 1 };
-    const entry = { path: 'two.txt', tempName: null, trashed: false, before: { bytes: encode('only\n'), owner: { mode: 0o644, uid: 0, gid: 0 } }, afterSha256: sha256Hex(encode('two\n')) };
-    const { chunks } = encodeJournal('revert', sandbox.root, [entry], [], meta);
-    await writeFile(path.join(historyDir(sandbox), `${Date.now() + 1}-1-1-revert.0.record`), Buffer.concat(chunks));
-    await writeFile(path.join(sandbox.root, 'two.txt'), 'two\n');
-    const workspace = await sandbox.open({ bootId: 'boot-after' });
-    assert.deepEqual(workspace.recovered.map(({ outcome, conflicts }) => ({ outcome, conflicts })), [{ outcome: 'rolled_forward', conflicts: [] }]);
-    assert.equal(await readFile(path.join(sandbox.root, 'two.txt'), 'utf8'), 'two\n', 'the revert stands');
-    assert.equal((await workspace.transactions(5)).length, 2);
-    await workspace.close();
+for (const [record, sha256Kept, damaged] of [['its record', false, false], ['its record (with the sha256 of its pre-image)', true, false], ['its record, whose pre-image has a flipped byte', true, true]] as const) {
+  test(`after a reboot, a one-file commit reported before its fsyncs is not written again over its pre-image when a later transaction started from its post-image: told by ${record}`, async () => {
+    await withSandbox(CRASH_TREE, async (sandbox) => {
+      commitAndDie(sandbox, 'reported', 'single', 'boot-before');
+      // Another process reverted the file (its record starts from 'only'), and that reached the disk before the power loss.
+      const meta = { format: 'unified', files: [{ path: 'two.txt', op: 'update' }], unit: 0, units: 1 };
+      const entry = updateEntry('two.txt', 'only\n', 'two\n');
+      if (!sha256Kept) delete (entry.before as { sha256?: string }).sha256;
+      const bytes = Buffer.concat(encodeJournal('revert', await realRoot(sandbox), [entry], [], meta).chunks);
+      // The damage lies in a copy of bytes the header already vouches for: the revert still started from 'only'.
+      await writeFile(path.join(historyDir(sandbox), `${Date.now() + 1}-1-1-revert.0.record`), damaged ? flipBefore(bytes, bytes.byteLength) : bytes);
+      await writeFile(path.join(sandbox.root, 'two.txt'), 'two\n');
+      const workspace = await sandbox.open({ bootId: 'boot-after' });
+      assert.deepEqual(workspace.recovered.map(({ outcome, conflicts }) => ({ outcome, conflicts })), [{ outcome: 'rolled_forward', conflicts: [] }]);
+      assert.equal(await readFile(path.join(sandbox.root, 'two.txt'), 'utf8'), 'two\n', 'the revert stands');
+      assert.equal((await workspace.transactions(5)).length, 2);
+      await workspace.close();
+    });
   });
-});
+}
 
 for (const [ranIn, opensIn, when] of [['boot-before', 'boot-after', 'after a reboot'], ['boot-same', 'boot-same', 'in the boot it ran in']] as const) {
   test(`${when}, a file holding neither image of a one-file commit reported before its fsyncs is left as found, its journal (with the post-image) kept aside`, async () => {
@@ -370,6 +388,46 @@ test('a log segment owned by a live process is left alone until that process is 
     assert.equal(second.recovered.length, 1);
     assert.deepEqual(await listTree(sandbox.root), Object.fromEntries(Object.entries(CRASH_TREE).map(([file, text]) => [file, `file:${text}`])));
     await second.close();
+  });
+});
+
+test('a journal whose pre-image fails its sha256 is not rolled back over the file: the file keeps what it holds, the report names it damaged, the journal is kept aside', async () => {
+  await withSandbox({ ...CRASH_TREE, 'two.txt': '2\n', 'three.txt': '3\n' }, async (sandbox) => {
+    await (await sandbox.open()).close();
+    // two.txt and three.txt hold the post-image, four.txt its pre-image still (the commit died before renaming it).
+    const { chunks } = encodeJournal('tx', await realRoot(sandbox), [
+      updateEntry('two.txt', 'two\n', '2\n'), updateEntry('three.txt', 'three\n', '3\n'), updateEntry('four.txt', 'four\n', '4\n'),
+    ], []);
+    const bytes = Buffer.concat(chunks);
+    // Damage the pre-images of two.txt and of four.txt ("two\n" and "four\n" are the first and the last).
+    const header = chunks[0]!.byteLength;
+    const damaged = flipBefore(flipBefore(bytes, header + 'two\n'.length), bytes.byteLength);
+    await writeFile(path.join(journalDir(sandbox), `${deadPid()}-0000-tx.journal`), damaged);
+
+    const workspace = await sandbox.open();
+    assert.deepEqual(workspace.recovered, [{ transactionId: 'tx', outcome: 'rolled_back', paths: ['three.txt'], conflicts: [], damaged: ['two.txt'] }]);
+    assert.equal(await readFile(path.join(sandbox.root, 'two.txt'), 'utf8'), '2\n', 'the wrong bytes are not written over it');
+    assert.equal(await readFile(path.join(sandbox.root, 'three.txt'), 'utf8'), 'three\n');
+    assert.equal(await readFile(path.join(sandbox.root, 'four.txt'), 'utf8'), 'four\n', 'a file at its pre-image is known by its sha256, not called changed');
+    assert.deepEqual((await readdir(journalDir(sandbox))).map((name) => name.endsWith('.journal.conflict')), [true], 'kept aside');
+    await workspace.close();
+  });
+});
+
+test('after a reboot, a redo section whose post-image fails its sha256 is not written over the pre-image: left as found, reported damaged, the journal kept aside', async () => {
+  await withSandbox(CRASH_TREE, async (sandbox) => {
+    await (await sandbox.open()).close();
+    const meta = { format: 'unified', files: [{ path: 'two.txt', op: 'update' }], unit: 0, units: 1 };
+    const { chunks } = encodeJournal('tx', await realRoot(sandbox), [updateEntry('two.txt', 'two\n', 'only\n')], [], meta);
+    const bytes = Buffer.concat([...chunks, ...encodeRedo('boot-before', [encode('only\n')])]);
+    await writeFile(path.join(journalDir(sandbox), `${deadPid()}-0000-tx.journal`), flipBefore(bytes, bytes.byteLength));
+
+    const workspace = await sandbox.open({ bootId: 'boot-after' });
+    assert.deepEqual(workspace.recovered, [{ transactionId: 'tx', outcome: 'rolled_forward', paths: [], conflicts: [], damaged: ['two.txt'] }]);
+    assert.equal(await readFile(path.join(sandbox.root, 'two.txt'), 'utf8'), 'two\n');
+    assert.deepEqual((await readdir(journalDir(sandbox))).map((name) => name.endsWith('.journal.conflict')), [true]);
+    assert.deepEqual(await workspace.transactions(5), [], 'no record of a commit whose post-image is not there');
+    await workspace.close();
   });
 });
 
