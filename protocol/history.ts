@@ -111,10 +111,11 @@ export type ListTransactionsResult = z.infer<typeof ListTransactionsResultSchema
  * restores every file of `transactionId` to its pre-image. Rejected `stale_file` (nothing
  * written) when a file no longer holds what that transaction left; `unknown_transaction` when
  * the id names no committed transaction of this workspace (or one past retention); `io_error`
- * (nothing written) when one of its undo records is damaged — cut short, not a record, or a
- * pre-image that no longer matches the sha256 recorded with it. The sender's approval policy
- * (`workspace/open`) covers it as it covers a patch: a path matching a `deny` glob is
- * `permission_denied` (a dry run too), one that needs consent is asked about with
+ * (nothing written) when one of its undo records is damaged — cut short, not a record, a
+ * pre-image that no longer matches the sha256 recorded with it, or a record of another
+ * workspace (copied into this one's history) or under another transaction's name. The sender's
+ * approval policy (`workspace/open`) covers it as it covers a patch: a path matching a `deny`
+ * glob is `permission_denied` (a dry run too), one that needs consent is asked about with
  * `patch/approve` (not for a dry run), and a no is `declined`; nothing is written either way.
  */
 export const UndoRequest = defineRequest('patch/undo', UndoParamsSchema, ReceiptSchema);
@@ -123,9 +124,9 @@ export const UndoRequest = defineRequest('patch/undo', UndoParamsSchema, Receipt
  * `session/diff`: the net diff of the window. An unknown `since` (or a window whose start
  * retention removed) is -32602 with `data.code === "unknown_transaction"`; a window that cannot
  * be told because an applied patch's undo record is not written yet (no space), or because the
- * undo record of a transaction in it is damaged (cut short, not a record, or a pre-image that no
- * longer matches its sha256; the message names the transaction and the record), `io_error`; a
- * workspace root removed or moved since it was opened, `not_found`.
+ * undo record of a transaction in it is damaged (cut short, not a record, a pre-image that no
+ * longer matches its sha256, another workspace's record; the message names the transaction and
+ * the record), `io_error`; a workspace root removed or moved since it was opened, `not_found`.
  */
 export const SessionDiffRequest = defineRequest('session/diff', SessionDiffParamsSchema, SessionDiffResultSchema);
 

@@ -16,7 +16,10 @@
  * reported just before its record (`transaction.ts`; a workspace's own queries wait for it).
  * Otherwise it is damaged, and said to be — never passed over in silence. Each pre-image carries
  * its sha256 (records written before it did have none), checked before an undo or a session
- * diff uses its bytes. Encoding needs no zod; reading loads the schemas lazily.
+ * diff uses its bytes. A record is bound to its workspace and its name: one whose header names
+ * another root (copied from another workspace's history) or another transaction than its file
+ * name is damaged too, so it never drives an undo or a session diff here. Encoding needs no zod;
+ * reading loads the schemas lazily.
  *
  * File name: `<commit time, ms, 13 digits>-<pid>-<sequence>-<transactionId>.<unit>.record`. The
  * name orders records by commit; `unit` tells apart the per-file transactions of an
@@ -71,10 +74,10 @@ export interface LoadedRecord extends RecordHeader {
 }
 
 /**
- * A record that is there but cannot be read whole: cut short, not a record at all, or (once
- * loaded) a pre-image whose bytes no longer hash to the sha256 recorded with it. `damage` says
- * which, as a predicate of "the record" (`is cut short: …`). Its commit may be writing it still
- * (see `history.ts`).
+ * A record that is there but cannot be trusted: cut short, not a record at all, another
+ * workspace's or another transaction's, or (once loaded) a pre-image whose bytes no longer hash
+ * to the sha256 recorded with it. `damage` says which, as a predicate of "the record" (`is cut
+ * short: …`). Its commit may be writing it still (see `history.ts`).
  */
 export interface DamagedRecord extends RecordName {
   readonly damage: string;
@@ -94,11 +97,14 @@ let sequence = 0;
 
 export class RecordStore {
   readonly directory: string;
+  /** The workspace's root (a realpath), as every record written for it names it. */
+  readonly #root: string;
   readonly #syncer: DirectorySyncer;
   readonly #disk: DiskCalls;
 
-  constructor(stateDir: string, syncer: DirectorySyncer, disk: DiskCalls) {
+  constructor(stateDir: string, root: string, syncer: DirectorySyncer, disk: DiskCalls) {
     this.directory = path.join(stateDir, 'history');
+    this.#root = root;
     this.#syncer = syncer;
     this.#disk = disk;
   }
@@ -229,15 +235,17 @@ export class RecordStore {
   }
 
   /**
-   * The record's header; damaged when it cannot be read or its file is shorter than its header
-   * says (a pre-image cut short: told from the size, without reading the pre-images); undefined
-   * when it is gone (pruned meanwhile).
+   * The record's header; damaged when it cannot be read, is not this workspace's or this name's,
+   * or its file is shorter than its header says (a pre-image cut short: told from the size,
+   * without reading the pre-images); undefined when it is gone (pruned meanwhile).
    */
   async header(name: RecordName): Promise<RecordHeader | DamagedRecord | undefined> {
     const head = await readFirstLine(name.file);
     if (head === undefined) return undefined;
     const checked = await checkedHeader(head.line, head.size);
-    return typeof checked === 'string' ? damaged(name, checked) : { ...name, ...checked };
+    if (typeof checked === 'string') return damaged(name, checked);
+    const foreign = this.#bindingDamage(name, checked.record);
+    return foreign === undefined ? { ...name, ...checked } : damaged(name, foreign);
   }
 
   /**
@@ -252,6 +260,8 @@ export class RecordStore {
     if (journal === undefined) return damaged(name, await whyUndecodable(bytes));
     const meta = await recordMeta(journal.record);
     if (typeof meta === 'string') return damaged(name, meta);
+    const foreign = this.#bindingDamage(name, journal.record);
+    if (foreign !== undefined) return damaged(name, foreign);
     const loaded: LoadedRecord = { ...name, record: journal.record, meta, journal };
     if (!verify) return loaded;
     for (let index = 0; index < journal.record.entries.length; index += 1) {
@@ -259,6 +269,19 @@ export class RecordStore {
       if (damage !== undefined) return damaged(name, damage);
     }
     return loaded;
+  }
+
+  /**
+   * Why a record whose header reads well is not this workspace's record `name`: it names another
+   * root (copied from another workspace's history: its pre-images are that tree's, and undoing it
+   * here would write them over this one's files), or another transaction than its file name.
+   * The other root is not told: it is another workspace's path.
+   */
+  #bindingDamage(name: RecordName, record: JournalRecord): string | undefined {
+    if (record.root !== this.#root) return 'was written for another workspace (its header names another root), not this one';
+    if (record.transactionId === name.transactionId) return undefined;
+    const held = record.transactionId.length > 80 ? `${record.transactionId.slice(0, 80)}…` : record.transactionId;
+    return `is named for transaction ${name.transactionId} but holds another transaction's (${JSON.stringify(held)})`;
   }
 
   async remove(name: RecordName): Promise<void> {

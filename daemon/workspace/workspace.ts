@@ -156,7 +156,7 @@ export class Workspace {
     const disk = options.disk ?? nodeDiskCalls;
     const syncer = new DirectorySyncer(disk);
     const journals = new JournalStore(stateDir, syncer, disk);
-    const records = new RecordStore(stateDir, syncer, disk);
+    const records = new RecordStore(stateDir, realRoot, syncer, disk);
     const log = new CommitLog(stateDir, syncer, disk, records);
     await Promise.all([journals.prepare(), records.prepare(), log.prepare()]).catch((error: unknown) => Promise.reject(unusable(stateDir, error)));
     const guard = new PathGuard(realRoot, { allowGitDir: options.allowGitDir });

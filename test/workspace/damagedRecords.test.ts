@@ -105,6 +105,59 @@ test('new records keep each pre-image\'s sha256; a flipped byte in one makes its
   });
 });
 
+test('a record copied from another workspace\'s history is listed as damaged, and never drives an undo or a session diff here', async () => {
+  await withSandbox({ 'a.txt': 'a\n' }, async (other) => {
+    await withSandbox({ 'a.txt': 'mine\n' }, async (sandbox) => {
+      // The same edit in both workspaces: this one's a.txt holds what the other's transaction left, but had other bytes before it.
+      const elsewhere = await other.open();
+      const theirs = await snapshotAndCommit(elsewhere, planOf(updateFile('a.txt', 'A1\n')));
+      await elsewhere.close();
+      const workspace = await sandbox.open();
+      const mine = await snapshotAndCommit(workspace, planOf(updateFile('a.txt', 'A1\n')));
+      assert.ok(theirs.status === 'applied' && mine.status === 'applied');
+      await workspace.settled();
+      const [theirRecord] = await readdir(historyDir(other));
+      const copied = theirRecord!.replace(/^\d{13}/, String(Date.now() + 1000)); // newer than every record here
+      await writeFile(path.join(historyDir(sandbox), copied), await readFile(path.join(historyDir(other), theirRecord!)));
+
+      const listed = await workspace.transactions(10);
+      assert.deepEqual(listed.map((entry) => entry.transactionId), [theirs.transactionId, mine.transactionId]);
+      assert.match(listed[0]!.damaged ?? '', new RegExp(`^undo record history/${copied.replaceAll('.', '\\.')} was written for another workspace`));
+      assert.ok(!listed[0]!.damaged?.includes(other.root), 'the other workspace\'s root is not told');
+      assert.deepEqual({ format: listed[0]!.format, files: listed[0]!.files }, { format: 'unknown', files: [] });
+      assert.equal(listed[1]!.damaged, undefined);
+
+      const undone = await undoTransaction({ workspaceId: 'ws', transactionId: theirs.transactionId }, { workspace, signal });
+      assert.equal(undone.status, 'rejected');
+      assert.equal(undone.error?.code, 'io_error');
+      assert.ok(undone.error?.message.includes(copied), undone.error?.message);
+      assert.equal(await readFile(path.join(sandbox.root, 'a.txt'), 'utf8'), 'A1\n', 'the other workspace\'s pre-image is not written here');
+      const changes = await workspace.sessionChanges(null);
+      assert.equal(changes?.ok === false && changes.error.code, 'io_error');
+      assert.equal((await undoTransaction({ workspaceId: 'ws', transactionId: mine.transactionId }, { workspace, signal })).status, 'applied');
+      assert.equal(await readFile(path.join(sandbox.root, 'a.txt'), 'utf8'), 'mine\n');
+      await workspace.close();
+    });
+  });
+});
+
+test('a record under the name of another transaction (renamed, or copied under a new name) is damaged: it undoes nothing under that name', async () => {
+  await withSandbox({ 'a.txt': 'a\n', 'b.txt': 'b\n' }, async (sandbox) => {
+    const workspace = await sandbox.open();
+    const { first, firstRecord } = await twoTransactions(sandbox, workspace);
+    const renamed = path.basename(firstRecord).replace(first, 'tx_renamed').replace(/^\d{13}/, String(Date.now() + 1000));
+    await writeFile(path.join(historyDir(sandbox), renamed), await readFile(firstRecord));
+
+    const [listed] = await workspace.transactions(1);
+    assert.equal(listed?.transactionId, 'tx_renamed');
+    assert.match(listed?.damaged ?? '', new RegExp(`history/${renamed} is named for transaction tx_renamed but holds another transaction's \\("${first}"\\)`));
+    const undone = await undoTransaction({ workspaceId: 'ws', transactionId: 'tx_renamed' }, { workspace, signal });
+    assert.equal(undone.error?.code, 'io_error');
+    assert.equal(await readFile(path.join(sandbox.root, 'a.txt'), 'utf8'), 'A1\n');
+    await workspace.close();
+  });
+});
+
 test('a record written before pre-images had a sha256 still lists, diffs and undoes', async () => {
   await withSandbox({ 'a.txt': 'a\n', 'b.txt': 'b\n' }, async (sandbox) => {
     const workspace = await sandbox.open();

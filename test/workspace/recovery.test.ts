@@ -330,8 +330,10 @@ test('a record cut short whose commit is in flight (being written, or torn by a 
     // Later records (written under their own names, as a commit writes them): one cut inside its header line, one after it.
     const later = (time: number, id: string) => `${time}-${process}-${id}.0.record`;
     const [inHeader, inBody] = [later(9_000_000_000_000, 'cut_header'), later(9_000_000_000_001, 'cut_body')];
-    await writeFile(path.join(historyDir(sandbox), inHeader), bytes.subarray(0, newline - 5));
-    await writeFile(path.join(historyDir(sandbox), inBody), bytes.subarray(0, bytes.length - 2));
+    // Each its own transaction's record (a record under another transaction's name is damaged for that alone).
+    const header = (id: string) => Buffer.from(`${bytes.subarray(0, newline).toString('utf8').replace(wholeId!, id)}\n`);
+    await writeFile(path.join(historyDir(sandbox), inHeader), header('cut_header').subarray(0, -5));
+    await writeFile(path.join(historyDir(sandbox), inBody), Buffer.concat([header('cut_body'), bytes.subarray(newline + 1, bytes.length - 2)]));
     // The process writing them (one that is gone, here) logged their intents, and neither done nor cancelled.
     const segment = path.join(logDir(sandbox), '999999999-0badc0de-1.log');
     await writeFile(segment, unsettledSegment([inHeader, inBody]));
