@@ -75,18 +75,25 @@ export const TransactionSummarySchema = z.object({
   transactionId: z.string(),
   /** When it committed: ISO 8601. */
   at: z.string(),
-  /** `partial`: an `atomic: false` patch that stopped part way (only its committed files are listed). */
-  status: z.enum(['applied', 'partial']),
+  /**
+   * `partial`: an `atomic: false` patch that stopped part way (only its committed files are
+   * listed). `unknown`: no undo record of it can be read (see `damaged`, which is then set), so
+   * whether all of it applied is not known.
+   */
+  status: z.enum(['applied', 'partial', 'unknown']),
   /** The dialect the patch was read as, or `undo`. */
   format: z.string(),
   /** For an undo: the transaction it undid. */
   undoOf: z.string().optional(),
   files: z.array(SessionFileSchema),
   /**
-   * Set when an undo record of this transaction is damaged in the state dir (cut short, or not
-   * a record): why, naming the record. Such a transaction cannot be undone, and no session diff
-   * is told over it. The other fields say what could be read; when none of it could, `format`
-   * is `"unknown"` and `files` is empty.
+   * Set when an undo record of this transaction is damaged in the state dir: why, naming the
+   * record. The listing checks each record it lists as an undo does: cut short, not a record, a
+   * pre-image that no longer matches the sha256 recorded with it, or a record of another
+   * workspace (copied into this one's history) or under another transaction's name. Such a
+   * transaction cannot be undone, and no session diff is told over it. The other fields say
+   * what could be read; when none of it could, `status` and `format` are `"unknown"` and
+   * `files` is empty.
    */
   damaged: z.string().optional(),
 });

@@ -24,7 +24,7 @@ export function renderLog(transactions: readonly TransactionSummary[], colors: P
   if (transactions.length === 0) return 'no transactions\n';
   return transactions.map((transaction) => {
     const undo = transaction.undoOf === undefined ? '' : ` of ${transaction.undoOf}`;
-    const status = transaction.status === 'partial' ? ` ${colors.red('partial')}` : '';
+    const status = transaction.status === 'applied' ? '' : ` ${colors.red(transaction.status === 'partial' ? 'partial' : 'status unknown')}`;
     const damaged = transaction.damaged === undefined ? '' : ` ${colors.red('damaged')}`;
     const head = `${colors.yellow(transaction.transactionId)} ${colors.dim(transaction.at)} ${transaction.format}${undo}${status}${damaged}`;
     const files = transaction.files.map((file) => `  ${file.op.padEnd(6)} ${file.fromPath === undefined ? '' : `${file.fromPath} -> `}${file.path}`);

@@ -22,7 +22,8 @@ export type PathState = { readonly bytes: Uint8Array; readonly owner: FileOwner 
 export interface TransactionEntry {
   readonly transactionId: string;
   readonly at: number;
-  readonly status: 'applied' | 'partial';
+  /** `unknown`: no record of it has a header that can be read (and is its own), so not even how many parts it planned is known. */
+  readonly status: 'applied' | 'partial' | 'unknown';
   readonly format: string;
   readonly undoOf?: string | undefined;
   readonly files: readonly FileChange[];
@@ -74,12 +75,17 @@ async function settleDamaged<T extends RecordHeader>(
   });
 }
 
-/** Transactions newest first, at most `limit`; one with a damaged record is listed with `damaged` set. */
+/**
+ * Transactions newest first, at most `limit`; one with a damaged record is listed with `damaged`
+ * set. Each listed record is checked as an undo would check it (whole, this workspace's and its
+ * name's, every pre-image against its sha256); the cost is reading and hashing the records
+ * listed, not the whole history.
+ */
 export async function listTransactions(store: RecordStore, limit: number, inFlight: InFlightRecords): Promise<TransactionEntry[]> {
   const names = (await store.list()).reverse();
   const groups = new Map<string, (RecordHeader | DamagedRecord)[]>();
   const wanted = (name: RecordName) => groups.has(name.transactionId) || groups.size < limit;
-  const header = (name: RecordName) => store.header(name);
+  const header = (name: RecordName) => store.header(name, true);
   for (let start = 0; start < names.length; start += OPEN_FILES_AT_ONCE) {
     const batch = names.slice(start, start + OPEN_FILES_AT_ONCE);
     // Read ahead what this batch may need (groups only grow, so nothing needed is left out), then take them in order.
@@ -93,18 +99,18 @@ export async function listTransactions(store: RecordStore, limit: number, inFlig
   return [...groups.values()].map(summarize);
 }
 
+/** A transaction from its records: what their headers say (a damaged record's too, when its header is whole and its own). */
 function summarize(units: readonly (RecordHeader | DamagedRecord)[]): TransactionEntry {
-  const readable = units.filter((unit): unit is RecordHeader => !isDamaged(unit));
+  const metas = units.flatMap((unit) => (unit.meta === undefined ? [] : [unit.meta]));
   const damaged = units.filter(isDamaged);
-  const first = readable[0];
-  const planned = first?.meta.units ?? units.length;
+  const first = metas[0];
   const entry: TransactionEntry = {
     transactionId: units[0]!.transactionId,
     at: units.at(-1)!.at,
-    status: units.length < planned ? 'partial' : 'applied',
-    format: first?.meta.format ?? 'unknown',
-    undoOf: first?.meta.undoOf,
-    files: readable.flatMap((unit) => unit.meta.files),
+    status: first === undefined ? 'unknown' : units.length < first.units ? 'partial' : 'applied',
+    format: first?.format ?? 'unknown',
+    undoOf: first?.undoOf,
+    files: metas.flatMap((meta) => meta.files),
   };
   return damaged.length === 0 ? entry : { ...entry, damaged: damaged.map(describeDamage).join('; ') };
 }

@@ -16,16 +16,17 @@
  * reported just before its record (`transaction.ts`; a workspace's own queries wait for it).
  * Otherwise it is damaged, and said to be — never passed over in silence. Each pre-image carries
  * its sha256 (records written before it did have none), checked before an undo or a session
- * diff uses its bytes. A record is bound to its workspace and its name: one whose header names
- * another root (copied from another workspace's history) or another transaction than its file
- * name is damaged too, so it never drives an undo or a session diff here. Encoding needs no zod;
- * reading loads the schemas lazily.
+ * diff uses its bytes, and by the listing of every record it lists. A record is bound to its
+ * workspace and its name: one whose header names another root (copied from another workspace's
+ * history) or another transaction than its file name is damaged too, so it never drives an undo
+ * or a session diff here. Encoding needs no zod; reading loads the schemas lazily.
  *
  * File name: `<commit time, ms, 13 digits>-<pid>-<sequence>-<transactionId>.<unit>.record`. The
  * name orders records by commit; `unit` tells apart the per-file transactions of an
  * `atomic: false` patch, which share one transaction id.
  */
-import { mkdir, open, readdir, readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, open, readdir, readFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { SYNC_IO_MAX_BYTES, totalBytes, writeAll, writeAllSync, type DiskCalls } from './diskCalls.ts';
 import { removeIfPresent, type DirectorySyncer } from './durable.ts';
@@ -81,6 +82,8 @@ export interface LoadedRecord extends RecordHeader {
  */
 export interface DamagedRecord extends RecordName {
   readonly damage: string;
+  /** Set by `header` when the record's header is whole and its own (the damage lies after it): what the listing can still tell of it. */
+  readonly meta?: RecordMeta | undefined;
 }
 
 export function isDamaged<T extends object>(read: T | DamagedRecord): read is DamagedRecord {
@@ -236,16 +239,27 @@ export class RecordStore {
 
   /**
    * The record's header; damaged when it cannot be read, is not this workspace's or this name's,
-   * or its file is shorter than its header says (a pre-image cut short: told from the size,
-   * without reading the pre-images); undefined when it is gone (pruned meanwhile).
+   * or its file is shorter than its header says (a pre-image cut short: told from the size), and
+   * with `verify` when a pre-image fails its sha256 — read a chunk at a time, so a large record
+   * costs its reading and hashing, not its size in memory; undefined when it is gone (pruned
+   * meanwhile).
    */
-  async header(name: RecordName): Promise<RecordHeader | DamagedRecord | undefined> {
-    const head = await readFirstLine(name.file);
-    if (head === undefined) return undefined;
-    const checked = await checkedHeader(head.line, head.size);
-    if (typeof checked === 'string') return damaged(name, checked);
-    const foreign = this.#bindingDamage(name, checked.record);
-    return foreign === undefined ? { ...name, ...checked } : damaged(name, foreign);
+  async header(name: RecordName, verify = false): Promise<RecordHeader | DamagedRecord | undefined> {
+    const handle = await ifPresent(open(name.file, 'r'));
+    if (handle === undefined) return undefined;
+    try {
+      const head = await readFirstLine(handle);
+      const checked = await checkedHeader(head.line, head.size);
+      if (typeof checked === 'string') return damaged(name, checked);
+      const { record, meta, cutShort } = checked;
+      const foreign = this.#bindingDamage(name, record);
+      if (foreign !== undefined) return damaged(name, foreign);
+      if (cutShort !== undefined) return damaged(name, cutShort, meta);
+      const damage = verify ? await preImageDamageOnDisk(handle, head.prefix, head.line!.byteLength + 1, record) : undefined;
+      return damage === undefined ? { ...name, record, meta } : damaged(name, damage, meta);
+    } finally {
+      await handle.close();
+    }
   }
 
   /**
@@ -316,26 +330,62 @@ export function preImageDamage({ record, journal }: LoadedRecord, index: number)
   const expected = record.entries[index]?.before?.sha256;
   const bytes = journal.preImages[index];
   if (expected === undefined || bytes === null || bytes === undefined || sha256Hex(bytes) === expected) return undefined;
-  return `holds a pre-image of ${record.entries[index]!.path} that no longer matches the sha256 recorded with it`;
+  return preImageMismatch(record.entries[index]!.path);
 }
 
-function damaged(name: RecordName, damage: string): DamagedRecord {
-  return { ...name, damage };
+function preImageMismatch(path: string): string {
+  return `holds a pre-image of ${path} that no longer matches the sha256 recorded with it`;
+}
+
+/** How much of a pre-image the listing reads at once to hash it. */
+const HASH_CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * `preImageDamage` for every pre-image of a record on disk, read from `handle` a chunk at a time
+ * (`prefix`, the file's start already read for its header, serves the pre-images inside it: a
+ * small record is read once). Pre-images lie after the header line, from `bodyStart`.
+ */
+async function preImageDamageOnDisk(handle: FileHandle, prefix: Buffer, bodyStart: number, record: JournalRecord): Promise<string | undefined> {
+  let chunk: Buffer | undefined;
+  for (const { path, before } of record.entries) {
+    if (before?.sha256 === undefined) continue;
+    const start = bodyStart + before.offset;
+    const hash = createHash('sha256');
+    if (start + before.length <= prefix.byteLength) {
+      hash.update(prefix.subarray(start, start + before.length));
+    } else {
+      chunk ??= Buffer.allocUnsafe(HASH_CHUNK_BYTES);
+      for (let done = 0; done < before.length; ) {
+        const { bytesRead } = await handle.read(chunk, 0, Math.min(chunk.byteLength, before.length - done), start + done);
+        // Shorter than its size said a moment ago: cut short since, which no longer matches either.
+        if (bytesRead === 0) return preImageMismatch(path);
+        hash.update(chunk.subarray(0, bytesRead));
+        done += bytesRead;
+      }
+    }
+    if (hash.digest('hex') !== before.sha256) return preImageMismatch(path);
+  }
+  return undefined;
+}
+
+function damaged(name: RecordName, damage: string, meta?: RecordMeta): DamagedRecord {
+  return meta === undefined ? { ...name, damage } : { ...name, damage, meta };
 }
 
 /**
  * The header and meta of a record whose first line is `line` (undefined when it has none) in a
- * file of `size` bytes, or why the record cannot be read whole: the checks `header` makes from
- * the first line and the size, and `whyUndecodable` from all the bytes.
+ * file of `size` bytes — with `cutShort` when the file is shorter than the header says — or why
+ * the header cannot be read: the checks `header` makes from the first line and the size, and
+ * `whyUndecodable` from all the bytes.
  */
-async function checkedHeader(line: Uint8Array | undefined, size: number): Promise<{ record: JournalRecord; meta: RecordMeta } | string> {
+async function checkedHeader(line: Uint8Array | undefined, size: number): Promise<{ record: JournalRecord; meta: RecordMeta; cutShort?: string } | string> {
   if (line === undefined) return size === 0 ? 'is empty' : 'has no header line (cut short, or not a record)';
   const record = await decodeJournalHeader(line);
   if (record === undefined) return 'has a header line that is not an undo record\'s (damaged, or not a record)';
   const meta = await recordMeta(record);
   if (typeof meta === 'string') return meta;
   const needed = line.byteLength + 1 + preImagesEnd(record);
-  return size < needed ? `is cut short: ${size} of the ${needed} bytes its header describes` : { record, meta };
+  return size < needed ? { record, meta, cutShort: `is cut short: ${size} of the ${needed} bytes its header describes` } : { record, meta };
 }
 
 /** A record's meta, or why it is not an undo record's. */
@@ -354,27 +404,27 @@ function preImagesEnd(record: JournalRecord): number {
 async function whyUndecodable(bytes: Uint8Array): Promise<string> {
   const newline = bytes.indexOf(0x0a);
   const checked = await checkedHeader(newline < 0 ? undefined : bytes.subarray(0, newline), bytes.byteLength);
-  return typeof checked === 'string' ? checked : 'has bytes after its pre-images that are not a record\'s';
+  if (typeof checked === 'string') return checked;
+  return checked.cutShort ?? 'has bytes after its pre-images that are not a record\'s';
 }
 
-/** A file's first line (undefined when it has none: no newline) and its size; undefined when the file is gone. */
-async function readFirstLine(file: string): Promise<{ readonly line: Buffer | undefined; readonly size: number } | undefined> {
-  const handle = await ifPresent(open(file, 'r'));
-  if (handle === undefined) return undefined;
-  try {
-    const { size } = await handle.stat();
-    const chunks: Buffer[] = [];
-    for (let position = 0; ; ) {
-      const chunk = Buffer.alloc(64 * 1024);
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
-      if (bytesRead === 0) return { line: undefined, size };
-      const newline = chunk.subarray(0, bytesRead).indexOf(0x0a);
-      // Sized after the read, as a file still being written may have grown.
-      if (newline >= 0) return { line: Buffer.concat([...chunks, chunk.subarray(0, newline)]), size: Math.max(size, position + bytesRead) };
-      chunks.push(chunk.subarray(0, bytesRead));
-      position += bytesRead;
-    }
-  } finally {
-    await handle.close();
+/**
+ * A file's first line (undefined when it has none: no newline), its size, and `prefix`: the
+ * bytes read from its start to find the line (the line, and whatever followed it in the same read).
+ */
+async function readFirstLine(handle: FileHandle): Promise<{ readonly line: Buffer | undefined; readonly size: number; readonly prefix: Buffer }> {
+  const { size } = await handle.stat();
+  const chunks: Buffer[] = [];
+  for (let position = 0; ; ) {
+    const chunk = Buffer.alloc(64 * 1024);
+    const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
+    if (bytesRead === 0) return { line: undefined, size, prefix: Buffer.concat(chunks) };
+    const newline = chunk.subarray(0, bytesRead).indexOf(0x0a);
+    chunks.push(chunk.subarray(0, bytesRead));
+    position += bytesRead;
+    if (newline < 0) continue;
+    const prefix = Buffer.concat(chunks);
+    // Sized after the read, as a file still being written may have grown.
+    return { line: prefix.subarray(0, position - bytesRead + newline), size: Math.max(size, position), prefix };
   }
 }

@@ -2,8 +2,8 @@
 import { TEST_STATE_ROOT } from '../helpers/testState.ts';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, truncateSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { stateDirFor } from '../../daemon/workspace/stateDir.ts';
@@ -78,6 +78,47 @@ test('a damaged undo record: log marks its transaction damaged, diff and undo re
   assert.equal(receipt.error?.code, 'io_error');
   assert.ok(receipt.error?.message.includes(edited!.transactionId));
   assert.equal(tree.text('greet.txt'), 'hello\nthere\n');
+});
+
+test('log checks pre-images and whose a record is: a flipped byte lists as damaged, a record with no header as status unknown, one from another workspace is refused', () => {
+  using tree = createTempTree({ 'greet.txt': 'hello\nworld\n', 'other.txt': 'one\n' });
+  using elsewhere = createTempTree({ 'greet.txt': 'hi\nworld\n' });
+  assert.equal(patchd(['apply', '-C', tree.root], PATCH).code, 0);
+  assert.equal(patchd(['apply', '-C', tree.root], '--- a/other.txt\n+++ b/other.txt\n@@ -1 +1 @@\n-one\n+two\n').code, 0);
+  assert.equal(patchd(['apply', '-C', elsewhere.root], '--- a/greet.txt\n+++ b/greet.txt\n@@ -1,2 +1,2 @@\n-hi\n-world\n+hello\n+there\n').code, 0);
+  const [other, edited] = ListTransactionsResultSchema.parse(JSON.parse(patchd(['log', '-C', tree.root, '--json']).stdout)).transactions;
+  const [foreign] = ListTransactionsResultSchema.parse(JSON.parse(patchd(['log', '-C', elsewhere.root, '--json']).stdout)).transactions;
+
+  const history = join(stateDirFor(tree.root, TEST_STATE_ROOT), 'history');
+  const recordOf = (dir: string, id: string) => join(dir, readdirSync(dir).find((name) => name.includes(id))!);
+  const flipped = readFileSync(recordOf(history, edited!.transactionId));
+  flipped[flipped.length - 2]! ^= 0x20; // inside greet.txt's pre-image: "world" → "worlD"
+  writeFileSync(recordOf(history, edited!.transactionId), flipped);
+  writeFileSync(recordOf(history, other!.transactionId), 'not a record\n');
+  // Newer than every record here, so listed first and taken for this workspace's latest.
+  const copied = join(history, basename(recordOf(join(stateDirFor(elsewhere.root, TEST_STATE_ROOT), 'history'), foreign!.transactionId)).replace(/^\d{13}/, String(Date.now() + 1000)));
+  copyFileSync(recordOf(join(stateDirFor(elsewhere.root, TEST_STATE_ROOT), 'history'), foreign!.transactionId), copied);
+
+  const log = patchd(['log', '-C', tree.root, '--json']);
+  assert.equal(log.code, 0, log.stderr);
+  const listed = ListTransactionsResultSchema.parse(JSON.parse(log.stdout)).transactions;
+  assert.deepEqual(listed.map(({ transactionId, status, format }) => ({ transactionId, status, format })), [
+    { transactionId: foreign!.transactionId, status: 'unknown', format: 'unknown' },
+    { transactionId: other!.transactionId, status: 'unknown', format: 'unknown' },
+    { transactionId: edited!.transactionId, status: 'applied', format: 'unified' },
+  ]);
+  assert.match(listed[0]!.damaged ?? '', /was written for another workspace/);
+  assert.match(listed[1]!.damaged ?? '', /has no header line|not an undo record/);
+  assert.match(listed[2]!.damaged ?? '', /holds a pre-image of greet\.txt that no longer matches the sha256/);
+  assert.deepEqual(listed[2]!.files, [{ path: 'greet.txt', op: 'update' }], 'what its whole header says is still shown');
+  const human = patchd(['log', '-C', tree.root]).stdout;
+  assert.match(human, new RegExp(`^${other!.transactionId} \\S+ unknown status unknown damaged$`, 'm'));
+  assert.match(human, new RegExp(`^${edited!.transactionId} \\S+ unified damaged\n  update greet\\.txt\n  undo record history/`, 'm'));
+
+  const undo = patchd(['undo', foreign!.transactionId, '-C', tree.root, '--json']);
+  assert.equal(undo.code, 1, undo.stderr);
+  assert.equal(ReceiptSchema.parse(JSON.parse(undo.stdout)).error?.code, 'io_error');
+  assert.equal(tree.text('greet.txt'), 'hello\nthere\n', 'the other workspace\'s pre-image is not written here');
 });
 
 /** Runs `patchd ARGS` on a pseudo-terminal (util-linux `script`), typing `typed` into it. */

@@ -37,15 +37,16 @@ async function splitRecord(file: string): Promise<{ header: Record<string, unkno
   return { header: JSON.parse(line.toString('utf8')), line, body: bytes.subarray(newline + 1) };
 }
 
-const DAMAGE: Record<string, (bytes: Buffer) => Uint8Array> = {
-  'cut short inside its pre-image': (bytes) => bytes.subarray(0, bytes.length - 2),
-  'cut short inside its header': (bytes) => bytes.subarray(0, 20),
-  'garbage': () => Buffer.from('not a record at all\nreally not\n'),
-  'empty': () => new Uint8Array(0),
-  'NULs (a crash on a filesystem that zero-fills)': (bytes) => new Uint8Array(bytes.length),
+/** Each kind of damage, and whether the record's header can still be read (then the log still says what the transaction was). */
+const DAMAGE: Record<string, { damage: (bytes: Buffer) => Uint8Array; headerReadable: boolean }> = {
+  'cut short inside its pre-image': { damage: (bytes) => bytes.subarray(0, bytes.length - 2), headerReadable: true },
+  'cut short inside its header': { damage: (bytes) => bytes.subarray(0, 20), headerReadable: false },
+  'garbage': { damage: () => Buffer.from('not a record at all\nreally not\n'), headerReadable: false },
+  'empty': { damage: () => new Uint8Array(0), headerReadable: false },
+  'NULs (a crash on a filesystem that zero-fills)': { damage: (bytes) => new Uint8Array(bytes.length), headerReadable: false },
 };
 
-for (const [kind, damage] of Object.entries(DAMAGE)) {
+for (const [kind, { damage, headerReadable }] of Object.entries(DAMAGE)) {
   test(`a record that is ${kind}: the log lists its transaction as damaged; its undo and a session diff over it are refused, naming it`, async () => {
     await withSandbox({ 'a.txt': 'a\n', 'b.txt': 'b\n' }, async (sandbox) => {
       const workspace = await sandbox.open();
@@ -58,6 +59,11 @@ for (const [kind, damage] of Object.entries(DAMAGE)) {
       assert.equal(listed[0]!.damaged, undefined);
       assert.ok(listed[1]!.damaged?.includes(`history/${recordName}`), listed[1]!.damaged);
       assert.ok(!listed[1]!.damaged?.includes(sandbox.state), 'the state dir\'s path stays private');
+      // Nothing claimed that cannot be read: with no header, neither whether all of it applied, nor what it was.
+      const { status, format, files } = listed[1]!;
+      assert.deepEqual({ status, format, files }, headerReadable
+        ? { status: 'applied', format: 'unified', files: [{ path: 'a.txt', op: 'update' }] }
+        : { status: 'unknown', format: 'unknown', files: [] });
 
       const changes = await workspace.sessionChanges(null);
       assert.ok(changes !== undefined && !changes.ok, 'no net change told without that transaction');
@@ -99,8 +105,13 @@ test('new records keep each pre-image\'s sha256; a flipped byte in one makes its
     assert.ok(changes !== undefined && !changes.ok);
     assert.equal(changes.error.code, 'io_error');
     assert.match(changes.error.message, /pre-image of a\.txt/);
-    // The header is whole: the log cannot tell without hashing every pre-image, and lists it as it is.
-    assert.deepEqual((await workspace.transactions(10)).map((entry) => [entry.transactionId, entry.damaged]), [[second, undefined], [first, undefined]]);
+    // The log checks each listed record's pre-images too, and says what it still knows of the transaction: its header is whole.
+    const listed = await workspace.transactions(10);
+    assert.deepEqual(listed.map((entry) => entry.transactionId), [second, first]);
+    assert.equal(listed[0]!.damaged, undefined);
+    assert.match(listed[1]!.damaged ?? '', /^undo record history\/\S+ holds a pre-image of a\.txt that no longer matches the sha256/);
+    const { status, format, files } = listed[1]!;
+    assert.deepEqual({ status, format, files }, { status: 'applied', format: 'unified', files: [{ path: 'a.txt', op: 'update' }] });
     await workspace.close();
   });
 });
@@ -124,7 +135,7 @@ test('a record copied from another workspace\'s history is listed as damaged, an
       assert.deepEqual(listed.map((entry) => entry.transactionId), [theirs.transactionId, mine.transactionId]);
       assert.match(listed[0]!.damaged ?? '', new RegExp(`^undo record history/${copied.replaceAll('.', '\\.')} was written for another workspace`));
       assert.ok(!listed[0]!.damaged?.includes(other.root), 'the other workspace\'s root is not told');
-      assert.deepEqual({ format: listed[0]!.format, files: listed[0]!.files }, { format: 'unknown', files: [] });
+      assert.deepEqual({ status: listed[0]!.status, format: listed[0]!.format, files: listed[0]!.files }, { status: 'unknown', format: 'unknown', files: [] });
       assert.equal(listed[1]!.damaged, undefined);
 
       const undone = await undoTransaction({ workspaceId: 'ws', transactionId: theirs.transactionId }, { workspace, signal });
