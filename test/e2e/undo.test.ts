@@ -1,11 +1,12 @@
 /** patch/undo, session/diff and transaction/list end to end: a spawned daemon driven through client/. */
-import '../helpers/testState.ts';
+import { TEST_STATE_ROOT } from '../helpers/testState.ts';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { PatchClient, RpcError } from '../../client/index.ts';
+import { stateDirFor } from '../../daemon/workspace/stateDir.ts';
 import { treeWithModes } from '../helpers/modeTree.ts';
 import { suiteClient } from '../helpers/suiteDaemon.ts';
 import { createTempTree, sha256 } from '../helpers/tempTree.ts';
@@ -133,6 +134,38 @@ describe('undo over the wire', () => {
     await assert.rejects(workspace.sessionDiff({ since: 'no-such-transaction' }), (error: unknown) => (
       error instanceof RpcError && error.code === -32602 && error.data?.code === 'unknown_transaction'
     ));
+  });
+
+  test('transaction/list tells a record with a flipped byte, one with no header (status unknown) and one copied from another workspace; none is undone', async () => {
+    using tree = createTempTree({ 'a.txt': 'one\ntwo\n', 'b.txt': 'b\n' });
+    using other = createTempTree({ 'a.txt': 'one\nthree\n' });
+    await using workspace = await client().openWorkspace(tree.root);
+    await using elsewhere = await client().openWorkspace(other.root);
+    const edited = await workspace.apply(EDIT);
+    const garbled = await workspace.apply('--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-b\n+B\n');
+    const theirs = await elsewhere.apply('--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-three\n+TWO\n');
+    await workspace.transactions(); // a history query waits until every record is written
+    await elsewhere.transactions();
+    const history = (root: string) => join(stateDirFor(root, TEST_STATE_ROOT), 'history');
+    const recordOf = (root: string, id: string) => join(history(root), readdirSync(history(root)).find((name) => name.includes(id))!);
+    const flipped = readFileSync(recordOf(tree.root, edited.transactionId));
+    flipped[flipped.length - 2]! ^= 0x20; // inside a.txt's pre-image: "two" → "twO"
+    writeFileSync(recordOf(tree.root, edited.transactionId), flipped);
+    writeFileSync(recordOf(tree.root, garbled.transactionId), '\0\0\0');
+    const copied = join(history(tree.root), basename(recordOf(other.root, theirs.transactionId)).replace(/^\d{13}/, String(Date.now() + 1000)));
+    copyFileSync(recordOf(other.root, theirs.transactionId), copied);
+
+    const listed = await workspace.transactions();
+    assert.deepEqual(listed.map(({ transactionId, status, format, files }) => ({ transactionId, status, format, files })), [
+      { transactionId: theirs.transactionId, status: 'unknown', format: 'unknown', files: [] },
+      { transactionId: garbled.transactionId, status: 'unknown', format: 'unknown', files: [] },
+      { transactionId: edited.transactionId, status: 'applied', format: 'unified', files: [{ path: 'a.txt', op: 'update' }] },
+    ]);
+    assert.match(listed[0]!.damaged ?? '', /was written for another workspace/);
+    assert.match(listed[2]!.damaged ?? '', /holds a pre-image of a\.txt that no longer matches the sha256/);
+    for (const { transactionId } of listed) assert.equal((await workspace.undo(transactionId)).error?.code, 'io_error');
+    assert.equal(tree.text('a.txt'), 'one\nTWO\n', 'nothing written: not the damaged pre-image, nor the other workspace\'s');
+    assert.equal(tree.text('b.txt'), 'B\n');
   });
 
   test('session/diff: renames as renames, paths back where they began drop out, since is exclusive', async () => {
