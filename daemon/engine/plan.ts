@@ -6,10 +6,10 @@ import { withoutFileEdges } from './fileEdges.ts';
 import { alreadyThere, engineError } from './errors.ts';
 import { applyHunks, carriesEndings, type AppliedHunks } from './hunks.ts';
 import { loneCarriageReturnError, missesLoneCarriageReturns } from './loneCarriageReturns.ts';
-import { findPathConflict } from './pathConflicts.ts';
+import { nestPaths } from './pathConflicts.ts';
 import { diffPieces, diffWhole } from './receiptDiff.ts';
 import { planSeries } from './series.ts';
-import { requireAbsent, requireDirectory, requireFile, requireText, sameBytes, type Files } from './snapshots.ts';
+import { requireAbsent, requireDirectory, requireFile, requireText, sameBytes, withDirectoriesFreed, type Files } from './snapshots.ts';
 import { assemble, decodeText, encodeText, textWithBom, type TextFile } from './text.ts';
 import { ALL_TIERS, EXACT_ONLY, type LineTier } from './tiers.ts';
 import { fail, ok, type BlobIds, type FilePatch, type Hunk, type ParsedPatch, type Plan, type PlannedFile, type PlanOptions, type Result } from './types.ts';
@@ -20,19 +20,21 @@ export function planPatch(parsed: ParsedPatch, files: Files, options: PlanOption
     const directory = requireDirectory(parsed.workingDirectory, files);
     if (!directory.ok) return directory;
   }
+  const nesting = nestPaths(parsed.files);
+  // A directory the patch replaces by a file is free for that file (the workspace checks at commit that the patch empties it).
+  const view = withDirectoriesFreed(files, nesting.replacedDirectories);
   if (parsed.series !== undefined) {
-    const net = planSeries(parsed, parsed.series, files, (filePatch, state) => planFileOrExplain(filePatch, state, tiers), (filePatch, state) => planFile(filePatch, state, tiers));
+    const net = planSeries(parsed, parsed.series, view, (filePatch, state) => planFileOrExplain(filePatch, state, tiers), (filePatch, state) => planFile(filePatch, state, tiers));
     if (!net.ok) return net;
-    const conflict = findPathConflict(net.value);
+    const { conflict } = nestPaths(net.value);
     return conflict ? fail(conflict) : ok({ dialect: parsed.dialect, files: net.value, diagnostics: parsed.diagnostics, ignoredMetadata: parsed.ignoredMetadata });
   }
   // Before any file is planned, so the patch's own contradiction is what is reported. (A series
   // may take a path away in one part and reuse it in another: its net effect is checked above.)
-  const conflict = findPathConflict(parsed.files);
-  if (conflict) return fail(conflict);
+  if (nesting.conflict) return fail(nesting.conflict);
   const planned: PlannedFile[] = [];
   for (const filePatch of parsed.files) {
-    const result = planFileOrExplain(filePatch, files, tiers);
+    const result = planFileOrExplain(filePatch, view, tiers);
     if (!result.ok) return result;
     planned.push(result.value);
   }

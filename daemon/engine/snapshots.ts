@@ -13,6 +13,15 @@ export function requireAbsent(path: string, files: Files): Result<true> {
   return fail(engineError('already_exists', `${path} already exists (${what}).`, { path }));
 }
 
+/** `files` with each of `paths` that is a directory seen as free: directories a patch replaces by a file (`pathConflicts.ts`). */
+export function withDirectoriesFreed(files: Files, paths: ReadonlySet<string>): Files {
+  const replaced = [...paths].filter((path) => files.get(path)?.kind === 'directory');
+  if (replaced.length === 0) return files;
+  const view = new Map(files);
+  for (const path of replaced) view.set(path, { kind: 'missing' });
+  return view;
+}
+
 /** A shell's `cd <path>` must find a directory there: otherwise the shell stops, and runs nothing after `&&`. */
 export function requireDirectory(path: string, files: Files): Result<true> {
   const snapshot = files.get(path);
