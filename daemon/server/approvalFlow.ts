@@ -100,7 +100,7 @@ async function replanOnce<P extends PlannedChange>(change: Change<P>, staleError
   if (!fresh.ok) return draft.rejected(failureOf(fresh.error));
   if (change.pinned) return draft.rejected(staleFailure(staleError, fresh.value));
   draft.noteReplanned(staleError.path, change.what);
-  const planned = await draft.timed('planMs', () => change.planOn(fresh.value));
+  const planned = await draft.timed('planMs', () => planChecked(change, fresh.value));
   if (!planned.ok) return draft.rejected(planned.failure);
   const outcome = await commitPlanned(change, planned.value);
   if (!isStale(outcome)) return commitReceipt(draft, planned.value, outcome);
@@ -155,7 +155,15 @@ async function lockPaths(context: ChangeContext, paths: readonly string[]): Prom
 async function planOnDisk<P extends PlannedChange>(change: Change<P>, { locked }: { readonly locked: boolean }): Promise<Checked<P>> {
   const snapshots = await change.context.workspace.snapshot(change.paths, { fresh: change.readsFresh, locked });
   if (!snapshots.ok) return { ok: false, failure: failureOf(snapshots.error) };
-  return change.planOn(snapshots.value);
+  return planChecked(change, snapshots.value);
+}
+
+/** The change planned on `snapshots`; refused, as its commit would be, when it replaces a directory that holds more than it takes away. */
+async function planChecked<P extends PlannedChange>(change: Change<P>, snapshots: Snapshots): Promise<Checked<P>> {
+  const planned = await change.planOn(snapshots);
+  if (!planned.ok) return planned;
+  const fits = await change.context.workspace.checkReplacedDirectories(planned.value.plan, snapshots);
+  return fits.ok ? planned : { ok: false, failure: failureOf(fits.error) };
 }
 
 async function commitPlanned<P extends PlannedChange>(change: Change<P>, planned: P): Promise<CommitOutcome> {

@@ -11,6 +11,8 @@ import type { WorkspaceContext } from './context.ts';
 import { tempPathFor } from './durable.ts';
 import { entryEquals, readGuardedEntries, sha256Hex, type DiskEntry, type FileOwner, type GuardedEntries } from './files.ts';
 import type { RecordMeta } from './records.ts';
+import { groupNested } from './nestedUnits.ts';
+import { directoriesToRemove } from './replacedDirectories.ts';
 import { removeEmptiedDirectories } from './tidy.ts';
 import { runTransaction, type Step, type TransactionIds } from './transaction.ts';
 import { trashPathFor } from './trash.ts';
@@ -48,10 +50,12 @@ export async function commitPlan(context: WorkspaceContext, plan: Plan, options:
   if (!perFile.ok) return { status: 'rejected', error: perFile.error };
   const transactionId = usableTransactionId(options.transactionId);
   const snapshots = normalizeKeys(options.snapshots);
-  const unit = unitRecorder(plan, options, perFile.value.length);
-  if (!options.atomic) return commitFileByFile(context, perFile.value, snapshots, transactionId, unit);
+  if (!options.atomic) {
+    const units = groupNested(perFile.value, (file) => file.effects.map((effect) => effect.path));
+    return commitFileByFile(context, units, snapshots, transactionId, unitRecorder(plan, options, units.length));
+  }
   const effects = perFile.value.flatMap((file) => file.effects);
-  const meta = unit(0, perFile.value);
+  const meta = unitRecorder(plan, options, 1)(0, perFile.value);
   const created = await applyEffects(context, effects, snapshots, { transactionId, journalId: transactionId, meta }, options.owners);
   if (!created.ok) return { status: 'rejected', error: created.error };
   await removeEmptiedDirectories(context, effects);
@@ -60,9 +64,8 @@ export async function commitPlan(context: WorkspaceContext, plan: Plan, options:
 
 type UnitRecorder = (unit: number, files: readonly FileEffects[]) => RecordMeta;
 
-/** The record meta of each unit of the commit (one unit, or one per file with `atomic: false`). */
-function unitRecorder(plan: Plan, options: CommitOptions, fileCount: number): UnitRecorder {
-  const units = options.atomic ? 1 : fileCount;
+/** The record meta of each of the commit's `units` (one, or about one per file with `atomic: false`). */
+function unitRecorder(plan: Plan, options: CommitOptions, units: number): UnitRecorder {
   const format = options.format ?? plan.dialect;
   return (unit, files) => ({
     format, unit, units,
@@ -73,22 +76,26 @@ function unitRecorder(plan: Plan, options: CommitOptions, fileCount: number): Un
   });
 }
 
-/** atomic: false — each file is its own transaction (a rename's two paths stay together); stop at the first failure. */
+/**
+ * atomic: false — each file is its own transaction (a rename's two paths stay together, and so do
+ * the files of a type change: `nestedUnits.ts`); stop at the first failure.
+ */
 async function commitFileByFile(
-  context: WorkspaceContext, perFile: readonly FileEffects[], snapshots: ReadonlyMap<string, FileSnapshot>, transactionId: string, unit: UnitRecorder,
+  context: WorkspaceContext, units: readonly (readonly FileEffects[])[], snapshots: ReadonlyMap<string, FileSnapshot>, transactionId: string, unit: UnitRecorder,
 ): Promise<CommitOutcome> {
   const committed: string[] = [];
   const createdDirs: string[] = [];
-  for (const [index, file] of perFile.entries()) {
-    const ids = { transactionId, journalId: `${transactionId}.${index}`, meta: unit(index, [file]) };
-    const created = await applyEffects(context, file.effects, snapshots, ids);
+  for (const [index, files] of units.entries()) {
+    const effects = files.flatMap((file) => file.effects);
+    const ids = { transactionId, journalId: `${transactionId}.${index}`, meta: unit(index, files) };
+    const created = await applyEffects(context, effects, snapshots, ids);
     if (!created.ok) {
       if (index === 0) return { status: 'rejected', error: created.error };
       return { status: 'partial', committed, error: created.error, createdDirs, transactionId };
     }
-    committed.push(file.path);
+    committed.push(...files.map((file) => file.path));
     createdDirs.push(...created.value);
-    await removeEmptiedDirectories(context, file.effects);
+    await removeEmptiedDirectories(context, effects);
   }
   return { status: 'applied', committed, createdDirs, transactionId };
 }
@@ -115,7 +122,7 @@ interface FileEffects {
 }
 
 /** Effects per plan file; refuses a plan that touches one path twice. */
-function effectsOf(plan: Plan): Result<FileEffects[]> {
+function effectsOf(plan: Pick<Plan, 'files'>): Result<FileEffects[]> {
   const perFile: FileEffects[] = [];
   const seen = new Set<string>();
   for (const file of plan.files) {
@@ -154,9 +161,37 @@ async function applyEffects(
   if (!current.ok) return current;
   const unchanged = verifyUnchanged(effects.map((effect) => effect.path), snapshots, current.value);
   if (!unchanged.ok) return unchanged;
-  const steps = stepsFor(context, effects, current.value, snapshots, ids.transactionId, owners);
+  const replaced = replacedDirectoriesOf(effects, (path) => current.value.get(path)?.entry.kind === 'directory');
+  const removed = await directoriesToRemove(context.guard, replaced, effects);
+  if (!removed.ok) return removed;
+  const steps = stepsFor(context, effects, current.value, snapshots, ids.transactionId, new Set(replaced), owners);
   if (!steps.ok) return steps;
-  return runTransaction(context, steps.value, ids);
+  return runTransaction(context, steps.value, ids, removed.value);
+}
+
+/**
+ * Refuses a plan that replaces a directory by a file while the directory holds anything the plan
+ * does not take away (see `replacedDirectories.ts`), as its commit would: checked as it is
+ * planned, so a dry run tells it too.
+ */
+export async function checkReplacedDirectories(context: WorkspaceContext, plan: Pick<Plan, 'files'>, snapshots: ReadonlyMap<string, FileSnapshot>): Promise<Result<void>> {
+  if (![...snapshots.values()].some((snapshot) => snapshot.kind === 'directory')) return ok(undefined);
+  const perFile = effectsOf(plan);
+  if (!perFile.ok) return perFile;
+  const effects = perFile.value.flatMap((file) => file.effects);
+  const normalized = normalizeKeys(snapshots);
+  const replaced = replacedDirectoriesOf(effects, (path) => normalized.get(path)?.kind === 'directory');
+  const removed = await directoriesToRemove(context.guard, replaced, effects);
+  return removed.ok ? ok(undefined) : removed;
+}
+
+/** The paths where `effects` make a new file (`expects: 'free'`) while a directory stands, taking away paths inside it. */
+function replacedDirectoriesOf(effects: readonly Effect[], isDirectory: (path: string) => boolean): string[] {
+  const gone = effects.filter((effect) => effect.after === null).map((effect) => effect.path);
+  return effects
+    .filter((effect) => effect.expects === 'free' && isDirectory(effect.path))
+    .map((effect) => effect.path)
+    .filter((directory) => gone.some((path) => path.startsWith(`${directory}/`)));
 }
 
 /**
@@ -180,13 +215,13 @@ export function verifyUnchanged(
 /** Pairs each effect with what is on disk, refusing ops that do not fit it. */
 function stepsFor(
   context: WorkspaceContext, effects: readonly Effect[], current: GuardedEntries, snapshots: ReadonlyMap<string, FileSnapshot>, transactionId: string,
-  owners?: ReadonlyMap<string, FileOwner>,
+  replaced: ReadonlySet<string>, owners?: ReadonlyMap<string, FileOwner>,
 ): Result<Step[]> {
   const steps: Step[] = [];
   for (const effect of effects) {
     const found = current.get(effect.path);
     if (found === undefined) return fail(engineError('stale_file', `${effect.path} was not read before commit.`, { path: effect.path }));
-    const misfit = checkFits(effect, found.entry);
+    const misfit = replaced.has(effect.path) ? undefined : checkFits(effect, found.entry);
     if (misfit !== undefined) return fail(misfit);
     const before = found.entry.kind === 'file' ? found.entry : null;
     const source = current.get(effect.ownerFrom)?.entry;

@@ -42,8 +42,13 @@ export interface JournalRecord {
   readonly root: string;
   readonly startedAt: number;
   readonly entries: readonly JournalEntry[];
-  /** Directories the commit may create, workspace-relative, parents first. */
+  /**
+   * Directories the commit may create, workspace-relative, parents first; one that is also an
+   * entry's path was a file the commit takes away to make a directory there (a type change).
+   */
   readonly directories: readonly string[];
+  /** Directories the commit replaces by a file and those below them, deepest first (absent: none; see `commitOrder.ts`). */
+  readonly removedDirectories?: readonly string[] | undefined;
   /** What the commit's undo record needs besides the entries (see `records.ts`). */
   readonly meta?: unknown;
 }
@@ -76,7 +81,7 @@ export interface JournalEntryInput extends Omit<JournalEntry, 'before'> {
 
 /** The journal, and the chunks of its file (header line, then each pre-image), written with one writev and no copy. */
 export function encodeJournal(
-  transactionId: string, root: string, inputs: readonly JournalEntryInput[], directories: readonly string[], meta?: unknown,
+  transactionId: string, root: string, inputs: readonly JournalEntryInput[], directories: readonly string[], meta?: unknown, removedDirectories: readonly string[] = [],
 ): { journal: Journal; chunks: Uint8Array[] } {
   let offset = 0;
   const entries = inputs.map(({ before, ...entry }): JournalEntry => {
@@ -85,7 +90,11 @@ export function encodeJournal(
     const at = { offset: offset - before.bytes.byteLength, length: before.bytes.byteLength, owner: before.owner };
     return { ...entry, before: before.sha256 === undefined ? at : { ...at, sha256: before.sha256 } };
   });
-  const record: JournalRecord = { format: 1, transactionId, root, startedAt: Date.now(), entries, directories: [...directories], ...(meta === undefined ? {} : { meta }) };
+  const record: JournalRecord = {
+    format: 1, transactionId, root, startedAt: Date.now(), entries, directories: [...directories],
+    ...(removedDirectories.length === 0 ? {} : { removedDirectories: [...removedDirectories] }),
+    ...(meta === undefined ? {} : { meta }),
+  };
   const preImages = inputs.map((input) => input.before?.bytes ?? null);
   const header = Buffer.from(`${JSON.stringify(record)}\n`);
   return { journal: { record, preImages }, chunks: [header, ...preImages.filter((bytes) => bytes !== null)] };

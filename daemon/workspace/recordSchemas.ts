@@ -30,6 +30,7 @@ export const JournalRecordSchema: z.ZodType<JournalRecord> = z.object({
   startedAt: z.number(),
   entries: z.array(JournalEntrySchema),
   directories: z.array(z.string()),
+  removedDirectories: z.array(z.string()).optional(),
   meta: z.unknown().optional(),
 });
 

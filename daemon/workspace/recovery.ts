@@ -33,7 +33,7 @@ import { replaceIfUnchanged } from './confirm.ts';
 import { isPresent, isTempName, removeFromTreeIfPresent, restoreTempPathFor, writeDurably } from './durable.ts';
 import { bytesEqual, readDiskEntry, sha256Hex, type DiskEntry, type FileOwner } from './files.ts';
 import { CommitStepError, hasErrorCode, isShortage, settleAll } from './ioErrors.ts';
-import type { Journal, JournalEntry, Redo } from './journal.ts';
+import type { Journal, JournalEntry, JournalRecord, Redo } from './journal.ts';
 import { mapLimited } from './limited.ts';
 import { isDamaged } from './records.ts';
 import { recreateParents, removeDirectoriesEmptiedBy } from './tidy.ts';
@@ -59,23 +59,24 @@ function pathsWith(entries: readonly JournalEntry[], outcomes: readonly EntryOut
   return entries.filter((_, index) => wanted.includes(outcomes[index]!)).map((entry) => entry.path);
 }
 
-/** Restores every entry (last first), then removes temps, created directories and trash copies. Throws on I/O failure: the journal stays for a later try. */
+/**
+ * Restores every entry, then removes temps, created directories and trash copies. What the commit
+ * wrote is put back first, then its temps and the directories it made are removed, and only then
+ * do the paths it took away come back: a file it replaced by a directory returns once that
+ * directory is gone, a directory it replaced by a file (made again for the files that return to
+ * it) once the file is. Throws on I/O failure: the journal stays for a later try.
+ */
 export async function rollBack(context: WorkspaceContext, journal: Journal): Promise<RecoveryReport> {
   const { entries, directories, transactionId } = journal.record;
   const outcomes: EntryOutcome[] = [];
-  let shortage: unknown;
-  for (const [index, entry] of [...entries.entries()].reverse()) {
-    try {
-      outcomes[index] = await restoreEntry(context, transactionId, entry, journal.preImages[index] ?? null);
-    } catch (error) {
-      // Out of descriptors, say: the other entries are still restored and the temps removed; the journal finishes this one later.
-      if (!isShortage(error)) throw error;
-      shortage ??= error;
-    }
-  }
+  const indices = [...entries.keys()].reverse();
+  let shortage = await restoreEach(context, journal, indices.filter((index) => entries[index]!.afterSha256 !== null), outcomes);
   await settleAll(entries.map((entry) => removeTemps(context, transactionId, entry)));
+  if (shortage === undefined) {
+    await removeCreatedDirectories(context, directories);
+    shortage = await restoreEach(context, journal, indices.filter((index) => entries[index]!.afterSha256 === null), outcomes);
+  }
   if (shortage !== undefined) throw shortage;
-  await removeCreatedDirectories(context, directories);
   // A trash copy is dropped only where the path is back at its pre-image: elsewhere it may be the only good copy.
   const settled = entries.filter((entry, index) => entry.trashed && (outcomes[index] === 'restored' || outcomes[index] === 'unchanged'));
   await settleAll(settled.map((entry) => discardFromTrash(context.stateDir, trashPathFor(context.stateDir, transactionId, entry.path))));
@@ -84,6 +85,23 @@ export async function rollBack(context: WorkspaceContext, journal: Journal): Pro
     transactionId, outcome: 'rolled_back',
     paths: pathsWith(entries, outcomes, 'restored'), conflicts: pathsWith(entries, outcomes, 'conflict'), damaged: pathsWith(entries, outcomes, 'damaged'),
   };
+}
+
+/**
+ * Restores the entries at `indices`, noting each outcome; returns the first shortage (out of
+ * descriptors, say), after which the others are still restored: the journal finishes that one later.
+ */
+async function restoreEach(context: WorkspaceContext, journal: Journal, indices: readonly number[], outcomes: EntryOutcome[]): Promise<unknown> {
+  let shortage: unknown;
+  for (const index of indices) {
+    try {
+      outcomes[index] = await restoreEntry(context, journal, index);
+    } catch (error) {
+      if (!isShortage(error)) throw error;
+      shortage ??= error;
+    }
+  }
+  return shortage;
 }
 
 /** Keeps a commit whose every post-image is in place: removes leftover temps and makes its new content and renames durable. */
@@ -118,8 +136,8 @@ async function redoEntry(
 ): Promise<EntryOutcome> {
   const current = await currentEntry(context, entry);
   if (current === undefined) return 'conflict';
-  if (holdsPostImage(current.entry, entry.afterSha256)) return 'unchanged';
-  if (!holdsPreImage(current.entry, entry, before) || (after === null) !== (entry.afterSha256 === null)) return 'conflict';
+  if (holdsPostImage(current.entry, entry, journal.record)) return 'unchanged';
+  if (!holdsPreImage(current.entry, entry, before, journal.record) || (after === null) !== (entry.afterSha256 === null)) return 'conflict';
   if (await builtUpon(context, journal, entry, others)) return 'unchanged';
   const { absolute } = current;
   const seen = current.entry.kind === 'file' ? current.entry : null;
@@ -174,7 +192,7 @@ async function syncFile(context: WorkspaceContext, entry: JournalEntry): Promise
 async function allPostImagesInPlace(context: WorkspaceContext, journal: Journal): Promise<boolean> {
   for (const entry of journal.record.entries) {
     const current = await currentEntry(context, entry);
-    if (current === undefined || !holdsPostImage(current.entry, entry.afterSha256)) return false;
+    if (current === undefined || !holdsPostImage(current.entry, entry, journal.record)) return false;
   }
   return true;
 }
@@ -196,11 +214,14 @@ function unlessShortage(error: EngineError): undefined {
   return undefined;
 }
 
-async function restoreEntry(context: WorkspaceContext, transactionId: string, entry: JournalEntry, before: Uint8Array | null): Promise<EntryOutcome> {
+async function restoreEntry(context: WorkspaceContext, journal: Journal, index: number): Promise<EntryOutcome> {
+  const { record: { transactionId, entries } } = journal;
+  const entry = entries[index]!;
+  const before = journal.preImages[index] ?? null;
   const current = await currentEntry(context, entry);
   if (current === undefined) return 'conflict';
-  if (holdsPreImage(current.entry, entry, before)) return 'unchanged';
-  if (!holdsPostImage(current.entry, entry.afterSha256)) return 'conflict';
+  if (holdsPreImage(current.entry, entry, before, journal.record)) return 'unchanged';
+  if (!holdsPostImage(current.entry, entry, journal.record)) return 'conflict';
   const { absolute } = current;
   // What the commit left there, just read: restored over only if still there at the last look, like a commit (`confirm.ts`).
   const seen = current.entry.kind === 'file' ? current.entry : null;
@@ -222,7 +243,13 @@ async function replaceThroughTemp(
   await recreateParents(context, entry.path);
   let replaced = false;
   try {
-    await writeDurably(temp, bytes, owner, context.disk);
+    try {
+      await writeDurably(temp, bytes, owner, context.disk);
+    } catch (error) {
+      // A file stands where its directory was (put there since): the path cannot come back.
+      if (hasErrorCode(error, 'ENOTDIR')) return false;
+      throw error;
+    }
     replaced = replaceIfUnchanged(absolute, seen, () => context.disk.renameSync(temp, absolute));
   } finally {
     if (!replaced) removeFromTreeIfPresent(temp, context.disk);
@@ -230,17 +257,23 @@ async function replaceThroughTemp(
   return replaced;
 }
 
-/** Whether the path holds `entry`'s pre-image: by its sha256 when the journal keeps one (its copy `before` may be damaged), else by `before`'s bytes. */
-function holdsPreImage(current: DiskEntry, entry: JournalEntry, before: Uint8Array | null): boolean {
-  if (before === null) return current.kind === 'missing';
+/**
+ * Whether the path holds what was there before the commit: by the pre-image's sha256 when the
+ * journal keeps one (its copy `before` may be damaged), else by `before`'s bytes. A directory the
+ * commit replaces by a file (`removedDirectories`) counts as its pre-image while it is there, or
+ * once removed and before the file is: its own files tell the rest.
+ */
+function holdsPreImage(current: DiskEntry, entry: JournalEntry, before: Uint8Array | null, record: JournalRecord): boolean {
+  if (before === null) return current.kind === 'missing' || (current.kind === 'directory' && (record.removedDirectories?.includes(entry.path) ?? false));
   if (current.kind !== 'file') return false;
   const sha256 = entry.before?.sha256;
   return sha256 === undefined ? bytesEqual(current.bytes, before) : sha256Hex(current.bytes) === sha256;
 }
 
-function holdsPostImage(current: DiskEntry, afterSha256: string | null): boolean {
-  if (afterSha256 === null) return current.kind === 'missing';
-  return current.kind === 'file' && sha256Hex(current.bytes) === afterSha256;
+/** Whether the path holds what the commit leaves there; a file it replaces by a directory (`directories`) is gone, or that directory. */
+function holdsPostImage(current: DiskEntry, entry: JournalEntry, record: JournalRecord): boolean {
+  if (entry.afterSha256 === null) return current.kind === 'missing' || (current.kind === 'directory' && record.directories.includes(entry.path));
+  return current.kind === 'file' && sha256Hex(current.bytes) === entry.afterSha256;
 }
 
 /** Removes the commit's staged temp and a killed recovery's restore temp of this entry, if left. */

@@ -14,7 +14,7 @@
  * when a reboot since may have lost the rename, it writes the post-image from the log over the
  * pre-image (`recovery.ts`).
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmdirSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { setImmediate } from 'node:timers/promises';
 import path from 'node:path';
@@ -26,6 +26,7 @@ import { writeDurably, writeUnsynced } from './durable.ts';
 import { sha256Hex, type DiskEntry, type FileOwner } from './files.ts';
 import { CommitStepError, attempt, describeFsError, errorFromFs, hasErrorCode, settleAll } from './ioErrors.ts';
 import type { Intent } from './commitLog.ts';
+import { orderSteps, stagedFirst, type CommitOrder } from './commitOrder.ts';
 import { SYNC_IO_MAX_BYTES } from './diskCalls.ts';
 import { encodeJournal, encodeRedo, PROCESS_NONCE, type Journal, type JournalEntryInput } from './journal.ts';
 import { mapLimited } from './limited.ts';
@@ -59,8 +60,12 @@ export interface TransactionIds {
   readonly meta: RecordMeta;
 }
 
-/** Runs the steps as one unit: all applied, or none (rolled back). Returns the directories it created. */
-export async function runTransaction(context: WorkspaceContext, steps: readonly Step[], ids: TransactionIds): Promise<Result<string[]>> {
+/**
+ * Runs the steps as one unit: all applied, or none (rolled back). Returns the directories it
+ * created. `removedDirectories`: the directories it replaces by a file (and those below them),
+ * deepest first, holding only paths its steps take away (see `commitOrder.ts`).
+ */
+export async function runTransaction(context: WorkspaceContext, steps: readonly Step[], ids: TransactionIds, removedDirectories: readonly string[] = []): Promise<Result<string[]>> {
   if (steps.length === 0) return ok([]);
   let directories: string[];
   try {
@@ -68,7 +73,8 @@ export async function runTransaction(context: WorkspaceContext, steps: readonly 
   } catch (error) {
     return fail(toEngineError(error));
   }
-  const { journal, chunks } = encodeJournal(ids.transactionId, context.root, steps.map(journalEntryOf), directories, ids.meta);
+  const order = orderSteps(steps, directories, removedDirectories);
+  const { journal, chunks } = encodeJournal(ids.transactionId, context.root, steps.map(journalEntryOf), directories, ids.meta, removedDirectories);
   const deferred = reportsBeforeSync(steps, directories);
   const redo = deferred ? encodeRedo(context.bootId, steps.map((step) => step.after)) : undefined;
   const intent = context.log.intent(ids.journalId, chunks, context.records.nameFor(journal.record, ids.meta), redo);
@@ -84,8 +90,8 @@ export async function runTransaction(context: WorkspaceContext, steps: readonly 
   try {
     // No temp goes into the tree before the intent that lets recovery remove it is written.
     await intent.written;
-    await settleAll([durable, stage(context, steps, directories, created, deferred ? unsynced : undefined)]);
-    await renameInOrder(context, steps);
+    await settleAll([durable, stage(context, stagedFirst(order), order.early, created, deferred ? unsynced : undefined)]);
+    await renameInOrder(context, order, created);
     if (deferred) {
       const descriptors = unsynced.splice(0);
       // Begun on the event loop's next turn: the report, which follows on microtasks, goes out
@@ -93,7 +99,7 @@ export async function runTransaction(context: WorkspaceContext, steps: readonly 
       const settled = setImmediate().then(() => settle(context, steps, created, descriptors, intent, chunks));
       context.settling.add(steps.map((step) => step.path), settled);
     } else {
-      await syncParents(context, steps, created);
+      await syncParents(context, steps, created, removedDirectories);
       await recorded;
       await finish(context, intent, steps.length === 1 ? 'written' : 'durable');
     }
@@ -130,7 +136,7 @@ async function settle(
   const paths = steps.map((step) => step.path).join(', ');
   const notDurable = (error: unknown): Error => new Error(`${paths} was reported applied but is not durable yet (${toEngineError(error).message}); the next open of the workspace finishes it from the commit log.`);
   const syncing = settleAll(unsynced.map((fd) => context.disk.fsync(fd))).finally(() => unsynced.forEach((fd) => context.disk.closeSync(fd)));
-  const [synced, recorded] = await Promise.allSettled([syncing.then(() => syncParents(context, steps, created)), writeRecord(context, intent, chunks)]);
+  const [synced, recorded] = await Promise.allSettled([syncing.then(() => syncParents(context, steps, created, [])), writeRecord(context, intent, chunks)]);
   if (synced.status === 'rejected') throw notDurable(synced.reason);
   if (recorded.status === 'rejected') {
     const message = `${paths} was reported applied but its undo record could not be written (${toEngineError(recorded.reason).message}); it is written once it can be, while the workspace is open, or by its next open from the commit log.`;
@@ -154,13 +160,21 @@ function journalEntryOf(step: Step): JournalEntryInput {
   };
 }
 
-/** Parent directories that targets lack, workspace-relative, parents first. */
+/**
+ * Parent directories that targets lack, workspace-relative, parents first: those where nothing
+ * is, and a file the commit takes away to make a directory there (a type change).
+ */
 async function missingDirectories(context: WorkspaceContext, steps: readonly Step[]): Promise<string[]> {
+  const gone = new Set(steps.filter((step) => step.after === null).map((step) => step.path));
   const missing = new Set<string>();
   for (const step of steps) {
     // A file that is there (just verified, and locked) has its parents.
     if (step.after === null || step.before !== null) continue;
     for (let dir = path.posix.dirname(step.path); dir !== '.' && !missing.has(dir); dir = path.posix.dirname(dir)) {
+      if (gone.has(dir)) {
+        missing.add(dir);
+        break;
+      }
       if (await exists(path.join(context.root, dir), dir)) break;
       missing.add(dir);
     }
@@ -227,14 +241,39 @@ function reguard(context: WorkspaceContext, relative: string): void {
   if (!guarded.ok) throw new CommitStepError(guarded.error);
 }
 
-async function renameInOrder(context: WorkspaceContext, steps: readonly Step[]): Promise<void> {
-  for (const [index, step] of steps.entries()) {
-    await context.hooks.beforeRename?.(index, step.path);
-    reguard(context, step.path);
-    const { temp, trash, before } = step;
-    const afterLastLook = (act: () => void) => actAfterLastLook(step, act);
-    if (temp !== null) await attempt(step.path, 'rename new content onto', async () => afterLastLook(() => context.disk.renameSync(temp, step.absolute)));
-    else if (trash !== null && before !== null) await attempt(step.path, 'move to trash', () => moveToTrash(step.absolute, trash, before.bytes, afterLastLook, context.disk));
+/** Renames (and removes and makes directories) in `order` (see `commitOrder.ts`). */
+async function renameInOrder(context: WorkspaceContext, order: CommitOrder, created: string[]): Promise<void> {
+  let index = 0;
+  for (const step of order.freeing) await renameStep(context, step, index++);
+  order.removed.forEach((directory) => removeEmptiedDirectory(context, directory));
+  if (order.late.length > 0) await stage(context, order.deferred, order.late, created);
+  for (const step of order.rest) await renameStep(context, step, index++);
+}
+
+async function renameStep(context: WorkspaceContext, step: Step, index: number): Promise<void> {
+  await context.hooks.beforeRename?.(index, step.path);
+  reguard(context, step.path);
+  const { temp, trash, before } = step;
+  const afterLastLook = (act: () => void) => actAfterLastLook(step, act);
+  if (temp !== null) await attempt(step.path, 'rename new content onto', async () => afterLastLook(() => context.disk.renameSync(temp, step.absolute)));
+  else if (trash !== null && before !== null) await attempt(step.path, 'move to trash', () => moveToTrash(step.absolute, trash, before.bytes, afterLastLook, context.disk));
+}
+
+/**
+ * Removes a directory the commit replaces by a file, its files just taken away; synchronously, as
+ * directories in the tree are made and removed (`tidy.ts`). One filled meanwhile is `stale_file`
+ * (rolled back; planned again, the patch is refused naming what is there now).
+ */
+function removeEmptiedDirectory(context: WorkspaceContext, directory: string): void {
+  const guarded = context.guard.check(directory);
+  if (!guarded.ok) throw new CommitStepError(guarded.error);
+  try {
+    rmdirSync(guarded.value.absolute);
+  } catch (error) {
+    if (hasErrorCode(error, 'ENOENT')) return;
+    if (!hasErrorCode(error, 'ENOTEMPTY', 'EEXIST')) throw new CommitStepError(errorFromFs(error, directory, 'remove the directory'));
+    const message = `Something was put in ${directory} (which the patch replaces by a file) while the patch was being committed; nothing was written.`;
+    throw new CommitStepError(engineError('stale_file', message, { path: directory }));
   }
 }
 
@@ -245,13 +284,15 @@ function actAfterLastLook(step: Step, act: () => void): void {
   throw new CommitStepError(engineError('stale_file', message, { path: step.path }));
 }
 
-async function syncParents(context: WorkspaceContext, steps: readonly Step[], created: readonly string[]): Promise<void> {
+/** Fsyncs the directories whose entries the commit changed; not those it removed (their parents are among them). */
+async function syncParents(context: WorkspaceContext, steps: readonly Step[], created: readonly string[], removed: readonly string[]): Promise<void> {
   const parents = new Set<string>();
   for (const step of steps) {
     parents.add(path.dirname(step.absolute));
     if (step.trash !== null) parents.add(path.dirname(step.trash));
   }
   for (const directory of created) parents.add(path.dirname(path.join(context.root, directory)));
+  for (const directory of removed) parents.delete(path.join(context.root, directory));
   await mapLimited([...parents], (parent) => attempt(parent, 'fsync directory', () => context.syncer.sync(parent)));
 }
 

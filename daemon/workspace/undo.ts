@@ -30,13 +30,15 @@ export interface UndoPlan {
 interface Slot {
   readonly entry: JournalEntry;
   readonly before: Uint8Array | null;
+  /** The transaction took a file away from the path to make a directory there (a type change). */
+  readonly madeDirectory: boolean;
 }
 
 /** The undo's plan, checked against `current` (a snapshot of every path of `expected`). */
 export function planUndo(records: readonly LoadedRecord[], current: ReadonlyMap<string, FileSnapshot>): Result<UndoPlan> {
   const slots = new Map<string, Slot>();
   for (const { record, journal } of records) {
-    record.entries.forEach((entry, index) => slots.set(entry.path, { entry, before: journal.preImages[index] ?? null }));
+    record.entries.forEach((entry, index) => slots.set(entry.path, { entry, before: journal.preImages[index] ?? null, madeDirectory: record.directories.includes(entry.path) }));
   }
   const stale = findStale(slots, current);
   if (stale !== undefined) return fail(stale);
@@ -58,10 +60,16 @@ export function pathsOf(records: readonly LoadedRecord[]): string[] {
   return [...new Set(records.flatMap((record) => record.record.entries.map((entry) => entry.path)))];
 }
 
+/**
+ * The first path that no longer holds what the transaction left. A directory it made where it took
+ * a file away holds what it left as long as it is a directory: the commit of the undo checks that it
+ * holds nothing but the files the undo takes away (`replacedDirectories.ts`).
+ */
 function findStale(slots: ReadonlyMap<string, Slot>, current: ReadonlyMap<string, FileSnapshot>): ReturnType<typeof engineError> | undefined {
-  for (const [path, { entry }] of slots) {
+  for (const [path, { entry, madeDirectory }] of slots) {
     const now = current.get(path);
-    const holds = entry.afterSha256 === null ? now?.kind === 'missing' : now?.kind === 'file' && sha256Hex(now.bytes) === entry.afterSha256;
+    const gone = now?.kind === 'missing' || (madeDirectory && now?.kind === 'directory');
+    const holds = entry.afterSha256 === null ? gone : now?.kind === 'file' && sha256Hex(now.bytes) === entry.afterSha256;
     if (!holds) return engineError('stale_file', `${path} changed after the transaction; undoing it would lose that change.`, { path });
   }
   return undefined;

@@ -22,7 +22,7 @@ import { fileIdentity } from './arrivals.ts';
 import { BOOT_ID } from './boot.ts';
 import { ContentCache, DEFAULT_CACHE_OPTIONS, type ContentCacheOptions } from './cache.ts';
 import { ChangeMonitor, type ChangeListener } from './changes.ts';
-import { commitPlan, type CommitOptions, type CommitOutcome } from './commit.ts';
+import { checkReplacedDirectories, commitPlan, type CommitOptions, type CommitOutcome } from './commit.ts';
 import { CommitLog } from './commitLog.ts';
 import type { CommitHooks, WorkspaceContext } from './context.ts';
 import { nodeDiskCalls, type DiskCalls } from './diskCalls.ts';
@@ -242,6 +242,15 @@ export class Workspace {
     } finally {
       this.#inFlight.delete(running);
     }
+  }
+
+  /**
+   * Refuses a plan made from `snapshots` that replaces a directory by a file while the directory
+   * holds anything the plan does not take away, as its commit would (`replacedDirectories.ts`).
+   */
+  async checkReplacedDirectories(plan: Pick<Plan, 'files'>, snapshots: ReadonlyMap<string, FileSnapshot>): Promise<Result<void>> {
+    this.#refuseIfClosed();
+    return checkReplacedDirectories(this.#context, plan, snapshots);
   }
 
   /**

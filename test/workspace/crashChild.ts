@@ -1,7 +1,7 @@
 /**
  * Run by recovery.test.ts as a separate process that SIGKILLs itself at a precise instant,
  * leaving whatever a killed daemon would leave behind.
- * argv: <root> <stateDir> <when> [single|tidy] [bootId]   (bootId: the boot the daemon runs in, `unknown` for none)
+ * argv: <root> <stateDir> <when> [single|tidy|fileToDirectory|directoryToFile] [bootId]   (bootId: the boot the daemon runs in, `unknown` for none)
  *   when = rename:<n>   commit the five-file plan (`single`: a one-file plan), die right before rename n
  *          drop         commit the five-file plan, die right before it is logged done (after its renames, directory fsyncs and record write)
  *          reported     commit the five-file plan, die as soon as it is reported applied (a one-file commit: before its fsyncs)
@@ -11,7 +11,7 @@
 import type { DiskCalls } from '../../daemon/workspace/diskCalls.ts';
 import { nodeDiskCalls } from '../../daemon/workspace/diskCalls.ts';
 import { Workspace, type WorkspaceOptions } from '../../daemon/workspace/workspace.ts';
-import { CRASH_PLAN, deleteFile, planOf, snapshotAndCommit, updateFile } from './fixtures.ts';
+import { CRASH_PLAN, deleteFile, planOf, snapshotAndCommit, TYPE_CHANGE_PLANS, updateFile } from './fixtures.ts';
 
 const [root, stateDir, when, variant, bootId] = process.argv.slice(2);
 if (root === undefined || stateDir === undefined || when === undefined) throw new Error('usage: crashChild <root> <stateDir> <when> [single]');
@@ -47,6 +47,7 @@ const plans = {
   single: planOf(updateFile('two.txt', 'only\n')),
   // Empties d/e (and so d/e goes when tidied) but not d.
   tidy: planOf(updateFile('two.txt', '2\n'), deleteFile('d/e/last.txt')),
+  ...TYPE_CHANGE_PLANS,
 };
 if (point !== 'restore') await snapshotAndCommit(workspace, plans[variant as keyof typeof plans] ?? CRASH_PLAN);
 if (point === 'reported') die();

@@ -1,7 +1,10 @@
 /** Shared helpers for workspace tests: temp trees, hand-built plans, byte-exact tree listings. */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { lstat, mkdir, mkdtemp, readFile, readdir, readlink, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Plan, PlannedFile } from '../../daemon/engine/types.ts';
 import { framesOf } from '../../daemon/workspace/commitLog.ts';
 import { nodeDiskCalls, type DiskCalls } from '../../daemon/workspace/diskCalls.ts';
@@ -121,6 +124,29 @@ export const CRASH_PLAN = planOf(
   deleteFile('four.txt'),
   addFile('b/c/five.txt', '5\n'),
 );
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const crashChild = fileURLToPath(new URL('./crashChild.ts', import.meta.url));
+
+/** Runs crashChild.ts in its own process on `sandbox`; it SIGKILLs itself at `when` (a rename index, or a point named there), committing the plan `variant` names. */
+export function commitAndDie(sandbox: Sandbox, when: number | string, variant = 'five', bootId?: string): void {
+  const point = typeof when === 'number' ? `rename:${when}` : when;
+  const args = ['--import', 'tsx', crashChild, sandbox.root, sandbox.state, point, variant, ...(bootId === undefined ? [] : [bootId])];
+  const child = spawnSync(process.execPath, args, { cwd: repoRoot, encoding: 'utf8' });
+  assert.equal(child.signal, 'SIGKILL', child.stderr);
+}
+
+/** Type changes for the crash tests (`typeChange.test.ts`): a file replaced by a directory, and a directory by a file, each beside an update. */
+export const TYPE_CHANGE_TREES = {
+  fileToDirectory: { foo: 'foo\n', 'keep.txt': 'keep\n' },
+  directoryToFile: { 'd/e/x': 'x\n', 'd/y': 'y\n', 'keep.txt': 'keep\n' },
+};
+export const TYPE_CHANGE_PLANS = {
+  // Renames: foo to the trash; then (foo and foo/sub made, their temps staged) foo/sub/bar, foo/baz, keep.txt.
+  fileToDirectory: planOf(addFile('foo/sub/bar', 'bar\n'), deleteFile('foo'), addFile('foo/baz', 'baz\n'), updateFile('keep.txt', 'kept\n')),
+  // Renames: d/e/x and d/y to the trash; then (d/e and d removed) d, keep.txt.
+  directoryToFile: planOf(addFile('d', 'd\n'), deleteFile('d/e/x'), deleteFile('d/y'), updateFile('keep.txt', 'kept\n')),
+};
 
 /**
  * Disk calls that record, in order, every fsync and fdatasync (by path), log frame written, rename

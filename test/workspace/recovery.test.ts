@@ -3,24 +3,12 @@ import { spawnSync } from 'node:child_process';
 import { readFile, readdir, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { crc32 } from 'node:zlib';
 import { framesOf } from '../../daemon/workspace/commitLog.ts';
 import { sha256Hex } from '../../daemon/workspace/files.ts';
 import { decodeJournal, encodeJournal, encodeRedo } from '../../daemon/workspace/journal.ts';
 import type { Workspace } from '../../daemon/workspace/workspace.ts';
-import { CRASH_PLAN, CRASH_TREE, diskRefusingRecords, encode, listTree, planOf, recordingDisk, snapshotAndCommit, updateFile, withSandbox, type Sandbox } from './fixtures.ts';
-
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-const crashChild = fileURLToPath(new URL('./crashChild.ts', import.meta.url));
-
-/** Runs crashChild in its own process; it SIGKILLs itself at `when` (a rename index, or a point named in crashChild.ts). */
-function commitAndDie(sandbox: Sandbox, when: number | string, variant = 'five', bootId?: string): void {
-  const point = typeof when === 'number' ? `rename:${when}` : when;
-  const args = ['--import', 'tsx', crashChild, sandbox.root, sandbox.state, point, variant, ...(bootId === undefined ? [] : [bootId])];
-  const child = spawnSync(process.execPath, args, { cwd: repoRoot, encoding: 'utf8' });
-  assert.equal(child.signal, 'SIGKILL', child.stderr);
-}
+import { commitAndDie, CRASH_PLAN, CRASH_TREE, diskRefusingRecords, encode, listTree, planOf, recordingDisk, snapshotAndCommit, updateFile, withSandbox, type Sandbox } from './fixtures.ts';
 
 const journalDir = (sandbox: Sandbox) => path.join(sandbox.state, 'journal');
 /** The root as a workspace records it (its realpath). */

@@ -1,0 +1,97 @@
+/**
+ * A directory a patch replaces by a file (a type change: `git diff` writes it as delete `d/x`,
+ * add `d`). The patch may take away only what it names, so the directory must hold nothing but
+ * the files the same commit takes away and the directories leading to them: an untracked file, an
+ * empty directory or a link inside it refuses the patch, nothing written (`git apply` stops there
+ * too, after deleting the rest). Looked at without following links: a link is never entered.
+ * Checked when the patch is planned (so a dry run tells it) and again by the commit, under its
+ * locks; the commit then removes the directories, deepest first, once their files are gone
+ * (`transaction.ts`), and a directory filled meanwhile makes it roll back.
+ */
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { engineError, type EngineError } from '../engine/errors.ts';
+import { fail, ok, type Result } from '../engine/types.ts';
+import type { PathGuard } from './guard.ts';
+import { errorFromFs } from './ioErrors.ts';
+
+/** A path a commit writes (`after`) or takes away (`after: null`). */
+export interface PathChange {
+  readonly path: string;
+  readonly after: Uint8Array | null;
+}
+
+/**
+ * The directories `replaced` (each a directory a commit makes a file at), each with the
+ * directories below it, deepest first: what the commit removes once the paths `changes` take
+ * away are gone. An error when one holds anything else.
+ */
+export async function directoriesToRemove(guard: PathGuard, replaced: readonly string[], changes: readonly PathChange[]): Promise<Result<string[]>> {
+  if (replaced.length === 0) return ok([]);
+  const sorted = changes.filter((change) => change.after === null).map((change) => change.path).sort();
+  const removed: string[] = [];
+  for (const directory of replaced) {
+    const guarded = guard.check(directory);
+    if (!guarded.ok) return guarded;
+    const emptied = await emptiedBelow({ absolute: guarded.value.absolute, relative: directory }, sorted, directory);
+    if (!emptied.ok) return emptied;
+    removed.push(...emptied.value);
+  }
+  return ok(removed);
+}
+
+interface Directory {
+  readonly absolute: string;
+  readonly relative: string;
+}
+
+/** `directory` and the directories below it, deepest first, when it holds only paths of `gone` (sorted) and directories leading to them; `replaced` is the one the patch replaces. */
+async function emptiedBelow(directory: Directory, gone: readonly string[], replaced: string): Promise<Result<string[]>> {
+  let entries;
+  try {
+    entries = await readdir(directory.absolute, { withFileTypes: true });
+  } catch (error) {
+    return fail(errorFromFs(error, directory.relative, 'list'));
+  }
+  const removed: string[] = [];
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const relative = `${directory.relative}/${entry.name}`;
+    if (entry.isFile() && includes(gone, relative)) continue;
+    if (!entry.isDirectory() || !hasBelow(gone, relative)) return fail(leftBehind(replaced, relative, entry.isDirectory()));
+    const below = await emptiedBelow({ absolute: path.join(directory.absolute, entry.name), relative }, gone, replaced);
+    if (!below.ok) return below;
+    removed.push(...below.value);
+  }
+  removed.push(directory.relative);
+  return ok(removed);
+}
+
+function leftBehind(replaced: string, found: string, isDirectory: boolean): EngineError {
+  const what = isDirectory ? `the directory ${found}` : found;
+  const message = `The patch replaces the directory ${replaced} by a file, but ${replaced} holds ${what}, which the patch does not delete; nothing was written.`;
+  const remove = isDirectory ? `remove the directory ${found} first` : `delete ${found} in the same patch (or remove it first)`;
+  const hint = `A directory is replaced by a file only when the patch deletes (or moves away) every file in it: ${remove}, or add the file at another path.`;
+  return { ...engineError('already_exists', message, { path: replaced }), hint };
+}
+
+/** Lower bound of `value` in sorted `values`. */
+function lowerBound(values: readonly string[], value: string): number {
+  let low = 0;
+  let high = values.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (values[middle]! < value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+function includes(sorted: readonly string[], value: string): boolean {
+  return sorted[lowerBound(sorted, value)] === value;
+}
+
+/** Whether a path of `sorted` lies below directory `relative`: every one that does sorts right from `relative/` on. */
+function hasBelow(sorted: readonly string[], relative: string): boolean {
+  const prefix = `${relative}/`;
+  return sorted[lowerBound(sorted, prefix)]?.startsWith(prefix) ?? false;
+}

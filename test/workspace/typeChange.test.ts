@@ -1,0 +1,184 @@
+/**
+ * Type changes committed: a file replaced by a directory (delete `foo`, add `foo/bar`) and a
+ * directory by a file (delete `d/x`, add `d`), in one transaction, in any plan order. Wholly
+ * applied or not at all: a failure at any rename rolls back, and a daemon killed at any rename
+ * leaves the exact pre-image (or, past its last rename, the post-image) after recovery. A
+ * directory holding anything the plan does not take away (an untracked file, an empty directory,
+ * a link), or that is a link itself, refuses the plan, nothing written.
+ */
+import assert from 'node:assert/strict';
+import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import test from 'node:test';
+import type { FileSnapshot, Plan } from '../../daemon/engine/types.ts';
+import type { Workspace } from '../../daemon/workspace/workspace.ts';
+import {
+  addFile, commitAndDie, deleteFile, encode, listTree, pathsOf, planOf, renameFile, snapshotAndCommit, TYPE_CHANGE_PLANS, TYPE_CHANGE_TREES, updateFile, withSandbox,
+} from './fixtures.ts';
+
+const FILE_TO_DIRECTORY_AFTER = { foo: 'dir', 'foo/baz': 'file:baz\n', 'foo/sub': 'dir', 'foo/sub/bar': 'file:bar\n', 'keep.txt': 'file:kept\n' };
+const DIRECTORY_TO_FILE_AFTER = { d: 'file:d\n', 'keep.txt': 'file:kept\n' };
+
+/** The variants: tree, plan, and the tree the plan leaves. */
+const VARIANTS = [
+  { name: 'fileToDirectory', tree: TYPE_CHANGE_TREES.fileToDirectory, plan: TYPE_CHANGE_PLANS.fileToDirectory, after: FILE_TO_DIRECTORY_AFTER, renames: 4 },
+  { name: 'directoryToFile', tree: TYPE_CHANGE_TREES.directoryToFile, plan: TYPE_CHANGE_PLANS.directoryToFile, after: DIRECTORY_TO_FILE_AFTER, renames: 4 },
+] as const;
+
+const reversed = (plan: Plan): Plan => ({ ...plan, files: [...plan.files].reverse() });
+
+async function committed(workspace: Workspace, plan: Plan, atomic = true) {
+  const outcome = await snapshotAndCommit(workspace, plan, atomic);
+  assert.equal(outcome.status, 'applied', outcome.status === 'applied' ? '' : `${outcome.error.code}: ${outcome.error.message}`);
+  return outcome;
+}
+
+for (const { name, tree, plan, after } of VARIANTS) {
+  test(`${name}: committed in one transaction, in plan order or reversed`, async () => {
+    for (const ordered of [plan, reversed(plan)]) {
+      await withSandbox(tree, async (sandbox) => {
+        const workspace = await sandbox.open();
+        const outcome = await committed(workspace, ordered);
+        assert.deepEqual(await listTree(sandbox.root), after);
+        if (outcome.status === 'applied') assert.deepEqual(outcome.createdDirs, name === 'fileToDirectory' ? ['foo', 'foo/sub'] : []);
+        assert.deepEqual((await workspace.transactions(5)).map((entry) => entry.files.length), [4]);
+        await workspace.close();
+      });
+    }
+  });
+
+  test(`${name}: a failure before any rename rolls back to the exact pre-image`, async () => {
+    await withSandbox(tree, async (sandbox) => {
+      for (let failAt = 0; failAt < 4; failAt++) {
+        const before = await listTree(sandbox.root);
+        const workspace = await sandbox.open({ hooks: { beforeRename: (index) => { if (index === failAt) throw new Error('injected'); } } });
+        const outcome = await snapshotAndCommit(workspace, plan);
+        assert.equal(outcome.status, 'rejected');
+        assert.deepEqual(await listTree(sandbox.root), before, `failing before rename ${failAt}`);
+        assert.deepEqual(await workspace.transactions(5), []);
+        await workspace.close();
+      }
+    });
+  });
+
+  test(`${name}: a daemon killed before any rename, recovered, leaves the exact pre-image; killed after the last, the post-image`, async () => {
+    for (let killAt = 0; killAt < 4; killAt++) {
+      await withSandbox(tree, async (sandbox) => {
+        const before = await listTree(sandbox.root);
+        commitAndDie(sandbox, killAt, name);
+        assert.notDeepEqual(await listTree(sandbox.root), before, 'the crash should leave something half done');
+        const workspace = await sandbox.open();
+        assert.deepEqual(await listTree(sandbox.root), before, `killed before rename ${killAt}`);
+        assert.deepEqual(workspace.recovered.map(({ outcome, conflicts }) => ({ outcome, conflicts })), [{ outcome: 'rolled_back', conflicts: [] }]);
+        assert.deepEqual(await readdir(path.join(sandbox.state, 'journal')), []);
+        assert.deepEqual(await workspace.transactions(5), []);
+        await workspace.close();
+      });
+    }
+    await withSandbox(tree, async (sandbox) => {
+      commitAndDie(sandbox, 'drop', name);
+      const workspace = await sandbox.open();
+      assert.deepEqual(await listTree(sandbox.root), after);
+      assert.deepEqual(workspace.recovered.map(({ outcome, conflicts }) => ({ outcome, conflicts })), [{ outcome: 'rolled_forward', conflicts: [] }]);
+      assert.equal((await workspace.transactions(5)).length, 1, 'the commit stands, with its undo record');
+      await workspace.close();
+    });
+  });
+
+  test(`${name}: a recovery killed while it restores is finished by the next open`, async () => {
+    await withSandbox(tree, async (sandbox) => {
+      const before = await listTree(sandbox.root);
+      commitAndDie(sandbox, 3, name);
+      commitAndDie(sandbox, 'restore:0', name);
+      const workspace = await sandbox.open();
+      assert.deepEqual(await listTree(sandbox.root), before);
+      assert.equal(workspace.recovered[0]?.outcome, 'rolled_back');
+      await workspace.close();
+    });
+  });
+}
+
+test('atomic: false commits a type change as one unit, beside the files around it', async () => {
+  await withSandbox({ ...TYPE_CHANGE_TREES.directoryToFile, 'other.txt': 'o\n' }, async (sandbox) => {
+    const workspace = await sandbox.open();
+    const plan = planOf(addFile('d', 'd\n'), updateFile('other.txt', 'O\n'), deleteFile('d/e/x'), deleteFile('d/y'));
+    const outcome = await committed(workspace, plan, false);
+    assert.deepEqual(outcome.status === 'applied' && outcome.committed, ['d', 'd/e/x', 'd/y', 'other.txt']);
+    assert.deepEqual(await listTree(sandbox.root), { d: 'file:d\n', 'keep.txt': 'file:keep\n', 'other.txt': 'file:O\n' });
+    const [entry] = await workspace.transactions(5);
+    assert.equal(entry?.status, 'applied', 'two units, both committed');
+    await workspace.close();
+  });
+});
+
+test('moves: a file into a directory of its own name, and back out of it', async () => {
+  await withSandbox({ foo: 'foo\n' }, async (sandbox) => {
+    const workspace = await sandbox.open();
+    await committed(workspace, planOf(renameFile('foo', 'foo/foo', 'foo\n')));
+    assert.deepEqual(await listTree(sandbox.root), { foo: 'dir', 'foo/foo': 'file:foo\n' });
+    await committed(workspace, planOf(renameFile('foo/foo', 'foo', 'foo\n')));
+    assert.deepEqual(await listTree(sandbox.root), { foo: 'file:foo\n' });
+    await workspace.close();
+  });
+});
+
+test('a directory holding anything the plan does not take away is not replaced: already_exists naming it, nothing written', async () => {
+  const cases: readonly [string, (root: string) => Promise<void>, RegExp][] = [
+    ['an untracked file', (root) => writeFile(path.join(root, 'd/e/untracked'), 'u\n'), /d holds d\/e\/untracked, which the patch does not delete/],
+    ['an empty directory', (root) => mkdir(path.join(root, 'd/empty')), /d holds the directory d\/empty, which/],
+    ['a link', (root) => symlink('y', path.join(root, 'd/link')), /d holds d\/link, which/],
+  ];
+  for (const [what, add, message] of cases) {
+    await withSandbox(TYPE_CHANGE_TREES.directoryToFile, async (sandbox) => {
+      await add(sandbox.root);
+      const before = await listTree(sandbox.root);
+      const workspace = await sandbox.open();
+      const outcome = await snapshotAndCommit(workspace, TYPE_CHANGE_PLANS.directoryToFile);
+      assert.equal(outcome.status, 'rejected', what);
+      if (outcome.status === 'rejected') {
+        assert.equal(outcome.error.code, 'already_exists');
+        assert.equal(outcome.error.path, 'd');
+        assert.match(outcome.error.message, message);
+      }
+      assert.deepEqual(await listTree(sandbox.root), before, what);
+      await workspace.close();
+    });
+  }
+});
+
+test('a file put into the directory while the commit runs: stale_file, rolled back, the file kept', async () => {
+  await withSandbox(TYPE_CHANGE_TREES.directoryToFile, async (sandbox) => {
+    const before = await listTree(sandbox.root);
+    const arrival = path.join(sandbox.root, 'd/arrived');
+    const workspace = await sandbox.open({ hooks: { beforeRename: async (index) => { if (index === 1) await writeFile(arrival, 'a\n'); } } });
+    const outcome = await snapshotAndCommit(workspace, TYPE_CHANGE_PLANS.directoryToFile);
+    assert.equal(outcome.status === 'rejected' && outcome.error.code, 'stale_file');
+    assert.deepEqual(await listTree(sandbox.root), { ...before, 'd/arrived': 'file:a\n' });
+    await workspace.close();
+  });
+});
+
+test('a directory that is a link is not replaced, nor a link replaced by a directory: permission_denied, nothing written through it', async () => {
+  await withSandbox({ 'real/x': 'x\n', linked: 'linked\n' }, async (sandbox) => {
+    await symlink('real', path.join(sandbox.root, 'link'));
+    await symlink('linked', path.join(sandbox.root, 'file-link'));
+    const before = await listTree(sandbox.root);
+    const workspace = await sandbox.open();
+    const cases = [
+      { plan: planOf(deleteFile('link/x'), addFile('link', 'l\n')), seen: { 'link/x': 'x\n', link: 'directory' } },
+      { plan: planOf(deleteFile('file-link'), addFile('file-link/x', 'x\n')), seen: { 'file-link': 'linked\n', 'file-link/x': undefined } },
+    ];
+    for (const { plan, seen } of cases) {
+      const snapshots = await workspace.snapshot(pathsOf(plan));
+      assert.equal(!snapshots.ok && snapshots.error.code, 'permission_denied');
+      // Committed on what the link would show if it were followed, it is refused all the same.
+      const followed = new Map(Object.entries(seen).map(([key, text]): [string, FileSnapshot] => [
+        key, text === 'directory' ? { kind: 'directory' } : text === undefined ? { kind: 'missing' } : { kind: 'file', bytes: encode(text) },
+      ]));
+      const outcome = await workspace.commit(plan, { atomic: true, snapshots: followed });
+      assert.equal(outcome.status === 'rejected' && outcome.error.code, 'permission_denied');
+      assert.deepEqual(await listTree(sandbox.root), before);
+    }
+    await workspace.close();
+  });
+});
