@@ -8,12 +8,13 @@
  * locks; the commit then removes the directories, deepest first, once their files are gone
  * (`transaction.ts`), and a directory filled meanwhile makes it roll back.
  */
+import { rmdirSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { engineError, type EngineError } from '../engine/errors.ts';
 import { fail, ok, type Result } from '../engine/types.ts';
 import type { PathGuard } from './guard.ts';
-import { errorFromFs } from './ioErrors.ts';
+import { CommitStepError, errorFromFs, hasErrorCode } from './ioErrors.ts';
 
 /** A path a commit writes (`after`) or takes away (`after: null`). */
 export interface PathChange {
@@ -38,6 +39,24 @@ export async function directoriesToRemove(guard: PathGuard, replaced: readonly s
     removed.push(...emptied.value);
   }
   return ok(removed);
+}
+
+/**
+ * Removes a directory the commit replaces by a file, its files just taken away; synchronously, as
+ * directories in the tree are made and removed (`tidy.ts`). One filled meanwhile is `stale_file`
+ * (rolled back; planned again, the patch is refused naming what is there now).
+ */
+export function removeEmptiedDirectory(guard: PathGuard, directory: string): void {
+  const guarded = guard.check(directory);
+  if (!guarded.ok) throw new CommitStepError(guarded.error);
+  try {
+    rmdirSync(guarded.value.absolute);
+  } catch (error) {
+    if (hasErrorCode(error, 'ENOENT')) return;
+    if (!hasErrorCode(error, 'ENOTEMPTY', 'EEXIST')) throw new CommitStepError(errorFromFs(error, directory, 'remove the directory'));
+    const message = `Something was put in ${directory} (which the patch replaces by a file) while the patch was being committed; nothing was written.`;
+    throw new CommitStepError(engineError('stale_file', message, { path: directory }));
+  }
 }
 
 interface Directory {

@@ -4,7 +4,9 @@
  * target; rename in order (re-guarding each path, with a last look: `confirm.ts`); fsync the
  * touched directories; log it done. The undo record is written meanwhile, once the intent is
  * durable. Any failure up to and including that last step rolls the tree back to the pre-image
- * held in the journal, so a commit is reported applied only once nothing can undo it.
+ * held in the journal, so a commit is reported applied only once nothing can undo it. A commit
+ * that replaces a file by a directory, or a directory by a file, takes its steps in another order
+ * (`commitOrder.ts`).
  *
  * A small one-file write takes a shorter path: its intent also logs the post-image (a redo
  * section, `journal.ts`), so once that is durable the temp needs no fsync before its rename, and
@@ -14,7 +16,7 @@
  * when a reboot since may have lost the rename, it writes the post-image from the log over the
  * pre-image (`recovery.ts`).
  */
-import { mkdirSync, rmdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { setImmediate } from 'node:timers/promises';
 import path from 'node:path';
@@ -33,6 +35,7 @@ import { mapLimited } from './limited.ts';
 import type { RecordMeta } from './records.ts';
 import { rollBack } from './recovery.ts';
 import { RetryLater } from './settling.ts';
+import { removeEmptiedDirectory } from './replacedDirectories.ts';
 import { recreateParents } from './tidy.ts';
 import { moveToTrash, prepareTrashSlot } from './trash.ts';
 
@@ -245,7 +248,7 @@ function reguard(context: WorkspaceContext, relative: string): void {
 async function renameInOrder(context: WorkspaceContext, order: CommitOrder, created: string[]): Promise<void> {
   let index = 0;
   for (const step of order.freeing) await renameStep(context, step, index++);
-  order.removed.forEach((directory) => removeEmptiedDirectory(context, directory));
+  order.removed.forEach((directory) => removeEmptiedDirectory(context.guard, directory));
   if (order.late.length > 0) await stage(context, order.deferred, order.late, created);
   for (const step of order.rest) await renameStep(context, step, index++);
 }
@@ -257,24 +260,6 @@ async function renameStep(context: WorkspaceContext, step: Step, index: number):
   const afterLastLook = (act: () => void) => actAfterLastLook(step, act);
   if (temp !== null) await attempt(step.path, 'rename new content onto', async () => afterLastLook(() => context.disk.renameSync(temp, step.absolute)));
   else if (trash !== null && before !== null) await attempt(step.path, 'move to trash', () => moveToTrash(step.absolute, trash, before.bytes, afterLastLook, context.disk));
-}
-
-/**
- * Removes a directory the commit replaces by a file, its files just taken away; synchronously, as
- * directories in the tree are made and removed (`tidy.ts`). One filled meanwhile is `stale_file`
- * (rolled back; planned again, the patch is refused naming what is there now).
- */
-function removeEmptiedDirectory(context: WorkspaceContext, directory: string): void {
-  const guarded = context.guard.check(directory);
-  if (!guarded.ok) throw new CommitStepError(guarded.error);
-  try {
-    rmdirSync(guarded.value.absolute);
-  } catch (error) {
-    if (hasErrorCode(error, 'ENOENT')) return;
-    if (!hasErrorCode(error, 'ENOTEMPTY', 'EEXIST')) throw new CommitStepError(errorFromFs(error, directory, 'remove the directory'));
-    const message = `Something was put in ${directory} (which the patch replaces by a file) while the patch was being committed; nothing was written.`;
-    throw new CommitStepError(engineError('stale_file', message, { path: directory }));
-  }
 }
 
 /** Renames onto (or away) the target right after checking it still holds what the commit verified (see `confirm.ts`): an outside write is not replaced. */
