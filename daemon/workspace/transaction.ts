@@ -206,6 +206,8 @@ async function stage(context: WorkspaceContext, steps: readonly Step[], director
 
 async function createDirectories(context: WorkspaceContext, directories: readonly string[], created: string[]): Promise<void> {
   for (const directory of directories) {
+    // Its parent, just made or found, could have been swapped for a link out of the tree (or, in a type change, the file taken away from its path).
+    reguard(context, directory);
     await attempt(directory, 'create directory', async () => {
       try {
         // Synchronously, like every create in the tree (see `writeDurably`).

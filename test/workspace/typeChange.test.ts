@@ -7,10 +7,12 @@
  * a link), or that is a link itself, refuses the plan, nothing written.
  */
 import assert from 'node:assert/strict';
+import { symlinkSync } from 'node:fs';
 import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'node:test';
 import type { FileSnapshot, Plan } from '../../daemon/engine/types.ts';
+import { nodeDiskCalls, type DiskCalls } from '../../daemon/workspace/diskCalls.ts';
 import type { Workspace } from '../../daemon/workspace/workspace.ts';
 import {
   addFile, commitAndDie, deleteFile, encode, listTree, pathsOf, planOf, renameFile, snapshotAndCommit, TYPE_CHANGE_PLANS, TYPE_CHANGE_TREES, updateFile, withSandbox,
@@ -179,6 +181,25 @@ test('a directory that is a link is not replaced, nor a link replaced by a direc
       assert.equal(outcome.status === 'rejected' && outcome.error.code, 'permission_denied');
       assert.deepEqual(await listTree(sandbox.root), before);
     }
+    await workspace.close();
+  });
+});
+
+test('a link out of the tree put where the replaced file was, before its directory is made: path_escape, nothing made outside', async () => {
+  await withSandbox(TYPE_CHANGE_TREES.fileToDirectory, async (sandbox) => {
+    const outsideBefore = await listTree(sandbox.outside);
+    const foo = path.join(sandbox.root, 'foo');
+    const disk: DiskCalls = {
+      ...nodeDiskCalls,
+      renameSync: (from, to) => {
+        nodeDiskCalls.renameSync(from, to);
+        if (from === foo) symlinkSync(sandbox.outside, foo);
+      },
+    };
+    const workspace = await sandbox.open({ disk });
+    const outcome = await snapshotAndCommit(workspace, TYPE_CHANGE_PLANS.fileToDirectory);
+    assert.equal(outcome.status === 'rejected' && outcome.error.code, 'path_escape');
+    assert.deepEqual(await listTree(sandbox.outside), outsideBefore);
     await workspace.close();
   });
 });
