@@ -1,5 +1,5 @@
 /**
- * Run by recovery.test.ts as a separate process that SIGKILLs itself at a precise instant,
+ * Run by recovery.test.ts and typeChange.test.ts as a separate process that SIGKILLs itself at a precise instant,
  * leaving whatever a killed daemon would leave behind.
  * argv: <root> <stateDir> <when> [single|tidy|fileToDirectory|directoryToFile] [bootId]   (bootId: the boot the daemon runs in, `unknown` for none)
  *   when = rename:<n>   commit the five-file plan (`single`: a one-file plan), die right before rename n

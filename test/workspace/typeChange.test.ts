@@ -23,8 +23,8 @@ const DIRECTORY_TO_FILE_AFTER = { d: 'file:d\n', 'keep.txt': 'file:kept\n' };
 
 /** The variants: tree, plan, and the tree the plan leaves. */
 const VARIANTS = [
-  { name: 'fileToDirectory', tree: TYPE_CHANGE_TREES.fileToDirectory, plan: TYPE_CHANGE_PLANS.fileToDirectory, after: FILE_TO_DIRECTORY_AFTER, renames: 4 },
-  { name: 'directoryToFile', tree: TYPE_CHANGE_TREES.directoryToFile, plan: TYPE_CHANGE_PLANS.directoryToFile, after: DIRECTORY_TO_FILE_AFTER, renames: 4 },
+  { name: 'fileToDirectory', tree: TYPE_CHANGE_TREES.fileToDirectory, plan: TYPE_CHANGE_PLANS.fileToDirectory, after: FILE_TO_DIRECTORY_AFTER },
+  { name: 'directoryToFile', tree: TYPE_CHANGE_TREES.directoryToFile, plan: TYPE_CHANGE_PLANS.directoryToFile, after: DIRECTORY_TO_FILE_AFTER },
 ] as const;
 
 const reversed = (plan: Plan): Plan => ({ ...plan, files: [...plan.files].reverse() });
