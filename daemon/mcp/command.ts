@@ -93,7 +93,10 @@ export async function runMcp(args: readonly string[]): Promise<number> {
   log.info('mcp serving', { pid: process.pid, root: workspace.root });
 
   log.info('stopping', { reason: await stopRequested });
-  setTimeout(() => process.exit(0), STOP_GRACE_MS).unref();
+  setTimeout(() => {
+    log.warn('stop grace period over: exiting before the workspace closed', { graceMs: STOP_GRACE_MS });
+    process.exit(0);
+  }, STOP_GRACE_MS).unref();
   try {
     await Promise.race([pending.allAnswered(), outputClosed]);
     await server.close();
@@ -101,6 +104,7 @@ export async function runMcp(args: readonly string[]): Promise<number> {
     toDaemon.end();
     await session.closed;
     await registry.closeAll();
+    log.info('stopped', { root: workspace.root });
   } catch (error) {
     log.error('close failed', describeError(error));
   }

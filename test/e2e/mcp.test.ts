@@ -199,34 +199,89 @@ describe('patchd mcp through the SDK client', () => {
   });
 });
 
-test('raw: stdout carries only MCP frames, a request sent as stdin closes is answered, and the server exits 0', async () => {
+interface RawAnswer {
+  readonly jsonrpc: string;
+  readonly id?: number;
+  readonly result?: { readonly structuredContent?: unknown };
+}
+
+/** `patchd mcp` over raw stdio: its answers as they come, its log, and how it exited. */
+class RawHost implements Disposable {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stdout = '';
+  stderr = '';
+
+  constructor(root: string) {
+    this.child = spawn(process.execPath, [BIN, 'mcp', '-C', root], { env: env(), stdio: 'pipe' });
+    this.child.stdout.setEncoding('utf8').on('data', (text: string) => (this.stdout += text));
+    this.child.stderr.setEncoding('utf8').on('data', (text: string) => (this.stderr += text));
+    // patchd mcp exits at most 2.5 s after stdin closes (DESIGN: within 3 s); 60 s here only stops a hung child, however loaded the machine.
+    const killer = setTimeout(() => this.child.kill('SIGKILL'), 60_000);
+    this.exited = once(this.child, 'exit').then(([code, signal]) => {
+      clearTimeout(killer);
+      return { code: code as number | null, signal: signal as NodeJS.Signals | null };
+    });
+  }
+
+  [Symbol.dispose](): void {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+  }
+
+  async initialize(): Promise<void> {
+    this.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    await this.answered(1);
+    this.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  }
+
+  /** Writes the frames in one write: small, they reach the server together and are read in one go. */
+  send(...frames: object[]): void {
+    this.child.stdin.write(lines(frames));
+  }
+
+  /** Writes the frames in one write, then closes stdin. */
+  end(...frames: object[]): void {
+    this.child.stdin.end(lines(frames));
+  }
+
+  /** The complete frames written to stdout so far, parsed. */
+  get answers(): RawAnswer[] {
+    return this.stdout.split('\n').slice(0, -1).map((line) => JSON.parse(line) as RawAnswer);
+  }
+
+  /** The `msg` of each log line so far, in order. */
+  get logged(): string[] {
+    return this.stderr.split('\n').slice(0, -1).filter((line) => line.startsWith('{')).map((line) => (JSON.parse(line) as { msg: string }).msg);
+  }
+
+  async answered(id: number): Promise<void> {
+    while (!this.answers.some((answer) => answer.id === id)) {
+      await Promise.race([once(this.child.stdout, 'data'), this.exited.then(() => assert.fail(`exited before answering ${id}: ${this.stderr}`))]);
+    }
+  }
+}
+
+const lines = (frames: readonly object[]): string => frames.map((frame) => `${JSON.stringify(frame)}\n`).join('');
+
+/** A stop in order: told, then the workspace and the daemon closed (never the grace period's exit), exit 0. */
+async function assertStoppedInOrder(host: RawHost): Promise<void> {
+  assert.deepEqual(await host.exited, { code: 0, signal: null }, host.stderr);
+  const log = host.logged;
+  assert.ok(log.indexOf('stopping') >= 0 && log.indexOf('stopping') < log.indexOf('stopped'), `stopping, then stopped:\n${host.stderr}`);
+  assert.doesNotMatch(host.stderr, /grace period over/);
+}
+
+test('raw: stdout carries only MCP frames, a request sent as stdin closes is answered, and the server exits 0 having closed its workspace', async () => {
   using tree = createTempTree({ 'a.txt': 'one\n' });
-  const child = spawn(process.execPath, [BIN, 'mcp', '-C', tree.root], { stdio: ['pipe', 'pipe', 'pipe'] });
-  child.stderr.resume();
-  let stdout = '';
-  const answered = new Map<number, () => void>();
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-    for (const [id, resolve] of answered) if (stdout.includes(`"id":${id}}`) || stdout.includes(`"id":${id},`)) resolve();
-  });
-  const answer = (id: number) => new Promise<void>((resolve) => answered.set(id, resolve));
-  const send = (frame: object) => child.stdin.write(`${JSON.stringify(frame)}\n`);
+  using host = new RawHost(tree.root);
+  await host.initialize();
+  host.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'apply_patch', arguments: { patch: '--- a/a.txt\n+++ b/a.txt\n@@\n-one\n+two\n' } } });
+  await host.answered(2);
+  host.end({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'read_file', arguments: { path: 'a.txt' } } });
+  await assertStoppedInOrder(host);
 
-  send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
-  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-  const patched = answer(2);
-  send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'apply_patch', arguments: { patch: '--- a/a.txt\n+++ b/a.txt\n@@\n-one\n+two\n' } } });
-  await patched;
-  child.stdin.end(`${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'read_file', arguments: { path: 'a.txt' } } })}\n`);
-  // patchd mcp exits at most 2.5 s after stdin closes (DESIGN: within 3 s); 60 s here only stops a hung child, however loaded the machine.
-  const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-  const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
-  clearTimeout(killer);
-  assert.deepEqual({ code, signal }, { code: 0, signal: null });
-
-  const lines = stdout.split('\n');
-  assert.equal(lines.pop(), '', 'stdout ends with a complete frame');
-  const messages = lines.map((line) => JSON.parse(line) as { jsonrpc: string; id?: number; result?: { structuredContent?: unknown } });
+  assert.ok(host.stdout.endsWith('\n'), 'stdout ends with a complete frame');
+  const messages = host.answers;
   assert.ok(messages.every((message) => message.jsonrpc === '2.0'));
   assert.deepEqual(messages.map((message) => message.id), [1, 2, 3]);
   assert.equal(ReceiptSchema.parse(messages[1]?.result?.structuredContent).status, 'applied');
@@ -235,16 +290,10 @@ test('raw: stdout carries only MCP frames, a request sent as stdin closes is ans
 
 test('raw: SIGTERM (how hosts stop a server) closes the workspace and exits 0', async () => {
   using tree = createTempTree({ 'a.txt': 'one\n' });
-  const child = spawn(process.execPath, [BIN, 'mcp', '-C', tree.root], { stdio: ['pipe', 'pipe', 'pipe'] });
-  child.stderr.resume();
-  const initialized = new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
-  child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`);
-  await initialized;
-  child.kill('SIGTERM');
-  const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-  const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
-  clearTimeout(killer);
-  assert.deepEqual({ code, signal }, { code: 0, signal: null });
+  using host = new RawHost(tree.root);
+  await host.initialize();
+  host.child.kill('SIGTERM');
+  await assertStoppedInOrder(host);
 });
 
 test('session_diff of a session longer than retention keeps is a model-readable unknown_transaction, not a failed call', async () => {
