@@ -2,9 +2,10 @@
  * `patchd mcp [-C DIR]`: one workspace served as an MCP server over stdio. The daemon runs in
  * this process, reached through the client over an in-memory JSON-RPC pair; stdout carries MCP
  * frames only (everything else that writes there goes to stderr); the server exits 0 once
- * stdin closes (or on SIGINT/SIGTERM), after answering what it was asked, within 2.5 s. While a
- * host leaves too many answers unread, stdin is not read (see `stdioTransport.ts`), so its end is
- * seen once the host reads again; a host gone (stdout failing) stops the server at once.
+ * stdin closes (or on SIGINT/SIGTERM), after answering what it was asked (a call the host
+ * cancelled is owed nothing) and closing the workspace, within 2.5 s. While a host leaves too
+ * many answers unread, stdin is not read (see `stdioTransport.ts`), so its end is seen once the
+ * host reads again; a host gone (stdout failing) stops the server at once.
  */
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -18,7 +19,6 @@ import { serveConnection } from '../server/connection.ts';
 import { createLogger, describeError } from '../server/logger.ts';
 import { packageInfo } from '../server/packageInfo.ts';
 import { claimStdout } from '../server/stdoutGuard.ts';
-import { trackPendingRequests } from './pendingRequests.ts';
 import { createMcpServer } from './server.ts';
 import { StdioTransport } from './stdioTransport.ts';
 
@@ -89,7 +89,6 @@ export async function runMcp(args: readonly string[]): Promise<number> {
   await server.connect(transport);
   // Input that is not a message, or one too large to read: skipped (and answered where it can be), and told here.
   server.server.onerror = (error) => log.warn('mcp input', describeError(error));
-  const pending = trackPendingRequests(transport);
   log.info('mcp serving', { pid: process.pid, root: workspace.root });
 
   log.info('stopping', { reason: await stopRequested });
@@ -98,7 +97,7 @@ export async function runMcp(args: readonly string[]): Promise<number> {
     process.exit(0);
   }, STOP_GRACE_MS).unref();
   try {
-    await Promise.race([pending.allAnswered(), outputClosed]);
+    await Promise.race([transport.allAnswered(), outputClosed]);
     await server.close();
     await client.close();
     toDaemon.end();

@@ -16,6 +16,8 @@
  * is) until the host takes half of them, or a request is answered. A request counts as answered
  * once its answer is handed to the output, not once the host takes it: a host that writes a
  * batch before it reads anything is held only when the answers waiting for it are over the bound.
+ * A request the host cancels (`notifications/cancelled`) is owed no answer (the SDK sends none).
+ * What is still owed is known here only: `allAnswered` is what a server stopping waits for.
  */
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -23,6 +25,7 @@ import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage, type JSONRPCReque
 import { errorReply, replyIdOf } from '../server/errorReply.ts';
 import { FRAME_LIMITS } from '../server/frameSplitter.ts';
 import { OUTPUT_LIMITS, OutputThrottle, type OutputLimits, type Release } from '../server/outputThrottle.ts';
+import { UnansweredRequests } from '../server/unansweredRequests.ts';
 
 /** How much of a skipped line's start and end is kept to find its id. */
 const KEPT_EDGE_BYTES = 512;
@@ -60,8 +63,8 @@ export class StdioTransport implements Transport {
   #unread: Buffer[] = [];
   /** A request read while it could not start: handed on, and reading goes on, once it can. */
   #held: JSONRPCRequest | undefined;
-  /** The places of requests handed on and not yet answered, by id (a host may reuse an id). */
-  readonly #places = new Map<RequestId, Release[]>();
+  /** Requests handed on and still owed an answer, each holding its place (a host may reuse an id). */
+  readonly #unanswered = new UnansweredRequests<RequestId, Release>();
   #requestsHandedOn = 0;
   #inputPaused = false;
   #inputDone = false;
@@ -101,8 +104,13 @@ export class StdioTransport implements Transport {
   /** Resolves once the line is handed over (or the output drained, or closed); rejects once the transport is closed. */
   send(message: JSONRPCMessage): Promise<void> {
     const sent = this.#write(message);
-    if (isResponse(message)) this.#giveBack(message.id);
+    if (isResponse(message)) this.#settle(message.id);
     return sent;
+  }
+
+  /** Resolves once every request handed on so far has been answered, or cancelled by the host. */
+  allAnswered(): Promise<void> {
+    return this.#unanswered.allAnswered();
   }
 
   #write(message: JSONRPCMessage): Promise<void> {
@@ -196,8 +204,8 @@ export class StdioTransport implements Transport {
       if (place === undefined) return this.#hold(message);
       this.#takePlace(message.id, place);
     } else if (isCancellation(message)) {
-      // The SDK sends no answer to a cancelled request: its place is given back here.
-      this.#giveBack(message.params.requestId);
+      // The SDK sends no answer to a cancelled request: it is owed none, and its place is given back here.
+      this.#settle(message.params.requestId);
     }
     this.onmessage?.(message);
   }
@@ -216,16 +224,12 @@ export class StdioTransport implements Transport {
 
   #takePlace(id: RequestId, place: Release): void {
     this.#requestsHandedOn += 1;
-    const places = this.#places.get(id);
-    if (places === undefined) this.#places.set(id, [place]);
-    else places.push(place);
+    this.#unanswered.add(id, place);
   }
 
-  #giveBack(id: RequestId): void {
-    const places = this.#places.get(id);
-    if (places === undefined) return;
-    places.shift()!();
-    if (places.length === 0) this.#places.delete(id);
+  /** A request `id` was answered or cancelled: owed no more, its place given back. */
+  #settle(id: RequestId): void {
+    this.#unanswered.answered(id)?.();
   }
 
   #append(piece: Buffer): void {

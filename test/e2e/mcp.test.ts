@@ -296,6 +296,31 @@ test('raw: SIGTERM (how hosts stop a server) closes the workspace and exits 0', 
   await assertStoppedInOrder(host);
 });
 
+const applyCall = (id: number, path: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'apply_patch', arguments: { patch: `--- a/${path}\n+++ b/${path}\n@@\n-one\n+two\n` } } });
+
+test('raw: a call the host cancels is owed no answer (the SDK sends none): stdin closed, the server answers the rest and stops in order at once, without waiting out its grace period', async () => {
+  using tree = createTempTree({ 'a.txt': 'one\n', 'b.txt': 'one\n' });
+  using host = new RawHost(tree.root);
+  await host.initialize();
+  // Read in one go: the cancellation reaches the server's SDK before the patch it cancels could be answered.
+  host.end(applyCall(2, 'a.txt'), applyCall(3, 'b.txt'), { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3, reason: 'the user pressed stop' } });
+  await assertStoppedInOrder(host);
+  assert.deepEqual(host.answers.map((answer) => answer.id), [1, 2], 'the cancelled call is not answered');
+  assert.equal(ReceiptSchema.parse(host.answers[1]?.result?.structuredContent).status, 'applied');
+});
+
+test('raw: an id reused while its first request runs (a ping answered at once beside a patch) leaves the patch owed: stdin closed, both are answered before the server stops', async () => {
+  using tree = createTempTree({ 'a.txt': 'one\n' });
+  using host = new RawHost(tree.root);
+  await host.initialize();
+  host.end(applyCall(2, 'a.txt'), { jsonrpc: '2.0', id: 2, method: 'ping' });
+  await assertStoppedInOrder(host);
+  const answers = host.answers.filter((answer) => answer.id === 2);
+  assert.equal(answers.length, 2, `both requests with id 2 answered:\n${host.stdout}`);
+  assert.ok(answers.some((answer) => answer.result?.structuredContent !== undefined && ReceiptSchema.parse(answer.result.structuredContent).status === 'applied'), 'the patch was answered');
+  assert.equal(tree.text('a.txt'), 'two\n');
+});
+
 test('session_diff of a session longer than retention keeps is a model-readable unknown_transaction, not a failed call', async () => {
   using tree = createTempTree({ 'a.txt': 'a0\n' });
   const stateRoot = path.join(tree.base, 'state');

@@ -193,6 +193,21 @@ test('at maxRunningRequests unanswered, the next request waits, and reading with
   assert.deepEqual(handedOn, [1, 2, 'cancel', 3, 4]);
 });
 
+test('allAnswered waits for every request handed on, an id reused while its first request runs owed twice; a cancelled request (which the SDK never answers) is owed nothing', async () => {
+  const { input, transport, handedOn } = await throttled(1_000_000, 10);
+  input.write(`${lines([1, 1, 2])}${cancel(2)}${cancel(99)}`);
+  await settle();
+  assert.deepEqual(handedOn, [1, 1, 2, 'cancel', 'cancel']);
+  let answered = false;
+  void transport.allAnswered().then(() => (answered = true));
+  void transport.send({ jsonrpc: '2.0', id: 1, result: {} });
+  await settle();
+  assert.equal(answered, false, 'the second request with id 1 is still owed');
+  void transport.send({ jsonrpc: '2.0', id: 1, result: {} });
+  await settle();
+  assert.equal(answered, true);
+});
+
 test('input that ends while a request waits: inputEnded resolves once every line read was handed on, not before', async () => {
   const { input, transport, handedOn } = await throttled(1_000_000, 1);
   let ended = false;
