@@ -18,7 +18,7 @@ import { ConnectionClosedError, ProtocolError, RequestAbortedError, RequestTimeo
 export interface CallOptions {
   /** Reject with `RequestTimeoutError` (and cancel on the daemon) after this long. Default: the client's `requestTimeoutMs`. */
   readonly timeoutMs?: number | undefined;
-  /** Reject with `RequestAbortedError` (and cancel on the daemon) when aborted. */
+  /** Reject with `RequestAbortedError` (and cancel on the daemon) when aborted; aborted already, the call is not sent. */
   readonly signal?: AbortSignal | undefined;
 }
 
@@ -106,6 +106,8 @@ export class RpcChannel {
 
   async #call<R extends z.ZodType>(method: string, schema: R, send: Send, options: CallOptions): Promise<z.infer<R>> {
     if (this.#closedBy !== undefined) throw this.#closedBy;
+    // Not sent: its cancellation would follow it, and the daemon could run it (and write) before that arrived.
+    if (options.signal?.aborted === true) throw new RequestAbortedError(method, { cause: options.signal.reason });
     const raw = await new Promise<unknown>((resolve, reject) => {
       const call = new PendingCall(method, options.timeoutMs ?? this.#defaultTimeoutMs, options.signal, (settle) => {
         this.#pending.delete(fail);
@@ -159,8 +161,7 @@ class PendingCall {
     };
     this.#timer = setTimeout(() => cancelWith(new RequestTimeoutError(this.#method, this.#timeoutMs)), this.#timeoutMs);
     this.#abort = () => cancelWith(new RequestAbortedError(this.#method, { cause: this.#signal?.reason }));
-    if (this.#signal?.aborted === true) this.#abort();
-    else this.#signal?.addEventListener('abort', this.#abort, { once: true });
+    this.#signal?.addEventListener('abort', this.#abort, { once: true });
   }
 
   finish(settle: () => void): void {

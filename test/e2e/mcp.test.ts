@@ -303,10 +303,12 @@ test('raw: a call the host cancels is owed no answer (the SDK sends none): stdin
   using host = new RawHost(tree.root);
   await host.initialize();
   // Read in one go: the cancellation reaches the server's SDK before the patch it cancels could be answered.
-  host.end(applyCall(2, 'a.txt'), applyCall(3, 'b.txt'), { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3, reason: 'the user pressed stop' } });
+  host.end(applyCall(2, 'b.txt'), { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2, reason: 'the user pressed stop' } }, applyCall(3, 'a.txt'));
   await assertStoppedInOrder(host);
-  assert.deepEqual(host.answers.map((answer) => answer.id), [1, 2], 'the cancelled call is not answered');
+  assert.deepEqual(host.answers.map((answer) => answer.id), [1, 3], 'the cancelled call is not answered');
   assert.equal(ReceiptSchema.parse(host.answers[1]?.result?.structuredContent).status, 'applied');
+  // Cancelled before the tool reached the daemon: never sent there, nothing written.
+  assert.deepEqual([tree.text('a.txt'), tree.text('b.txt')], ['two\n', 'one\n']);
 });
 
 test('raw: an id reused while its first request runs (a ping answered at once beside a patch) leaves the patch owed: stdin closed, both are answered before the server stops', async () => {

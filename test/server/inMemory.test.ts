@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { PassThrough, Writable } from 'node:stream';
 import { after, test } from 'node:test';
-import { PatchClient, type FileReceipt } from '../../client/index.ts';
+import { PatchClient, RequestAbortedError, type FileReceipt } from '../../client/index.ts';
 import { createRegistry } from '../../daemon/cli/runtime.ts';
 import { serveConnection, type ServerConnection } from '../../daemon/server/connection.ts';
 import { createLogger } from '../../daemon/server/logger.ts';
@@ -22,6 +22,8 @@ interface Session {
   readonly server: ServerConnection;
   /** Ends the client → server stream: a disconnect. */
   disconnect(): void;
+  /** Whether the client sent a request of `method`. */
+  requested(method: string): boolean;
 }
 
 async function connectSession(): Promise<Session> {
@@ -29,9 +31,11 @@ async function connectSession(): Promise<Session> {
   const toClient = new PassThrough();
   checker.watchRequests(toServer);
   checker.watchResponses(toClient);
+  let sent = '';
+  toServer.on('data', (chunk: Buffer) => (sent += chunk.toString('utf8')));
   const server = serveConnection({ input: toServer, output: toClient, registry, log, onExit: () => {} });
   const client = await PatchClient.connect(toClient, toServer);
-  return { client, server, disconnect: () => toServer.end() };
+  return { client, server, disconnect: () => toServer.end(), requested: (method) => sent.includes(`"method":${JSON.stringify(method)}`) };
 }
 
 after(async () => {
@@ -79,4 +83,19 @@ test('rejections and dry runs over the in-memory wire; every message matched pro
   await session.server.closed;
   assert.deepEqual(checker.problems, []);
   assert.ok(checker.checked > 10);
+});
+
+test('a call whose signal was aborted before it was made is refused without being sent (sent, it ran before its cancellation arrived, and wrote)', async () => {
+  using tree = createTempTree({ 'a.txt': 'one\n' });
+  const session = await connectSession();
+  await using workspace = await session.client.openWorkspace(tree.root);
+  const stop = new AbortController();
+  stop.abort(new Error('the user pressed stop'));
+  await assert.rejects(workspace.apply('--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n', { signal: stop.signal }), RequestAbortedError);
+  // Requests are written in order: had the patch been sent, it was before this read.
+  assert.equal((await workspace.read('a.txt')).content, 'one\n');
+  assert.equal(session.requested('patch/apply'), false);
+  await session.client.close();
+  session.disconnect();
+  await session.server.closed;
 });
