@@ -8,12 +8,14 @@
  * already due when an event arrives may come too soon after it; then one more follows.
  *
  * A watch becomes active some time after it is asked for, so a newly watched file is re-checked
- * once too: a write between our read and the watch is not missed. An event before that re-check
- * runs shows the watch is active; the re-check then moves to `settleMs` after the event, so that
- * one read serves both (a patch to a file read just before costs one read, not two). Only that
- * first re-check moves: one scheduled after an event never does, so events coming without pause
- * cannot postpone the read for ever. A re-check that ran before the watcher reported the watch
- * set (a loaded machine) is made once more when it does.
+ * once too, `settleMs` after the watcher reports the watch set: a write between our read and the
+ * watch is not missed, and one read covers it however late the watch is set. An event before
+ * that re-check runs moves it to `settleMs` after the event, so that one read serves both (a
+ * patch to a file read just before costs one read, not two). Only that first re-check moves: one
+ * scheduled after an event never does, so events coming without pause cannot postpone the read
+ * for ever. A watch never reported set (chokidar ignores some names, or failed to load) is
+ * re-checked `UNREPORTED_WATCH_MS` after it was asked for, so that `idle()` never waits on a
+ * report that may not come; if the report comes after that read, the file is read once more.
  *
  * Only files patchd has read, patched or cached are watched; a missing path is remembered
  * but not watched (watching it would mean watching, and reading, its whole directory).
@@ -46,6 +48,9 @@ export interface ChangeMonitorOptions {
 }
 
 export type FileWatcher = Pick<LazyWatcher, 'watch' | 'sawGone' | 'isWatching' | 'size' | 'close'>;
+
+/** How long after a new watch is asked for its re-check runs even if the watch is never reported set. */
+export const UNREPORTED_WATCH_MS = 1_000;
 
 /** A re-check due; `afterHint` when it was scheduled for an event (or one more after it), not for a new watch. */
 interface Recheck {
@@ -158,7 +163,8 @@ export class ChangeMonitor {
       this.#watchOnceUnlocked(path);
     } else if (this.#watcher.watch(path, identity)) {
       this.#arming.set(path, 'due');
-      this.#schedule(path, this.#options.settleMs, false);
+      // Moved to `settleMs` after the watch is reported set (`#active`); this bounds the wait for a report that never comes.
+      this.#schedule(path, UNREPORTED_WATCH_MS, false);
     }
   }
 
@@ -184,11 +190,21 @@ export class ChangeMonitor {
     this.#schedule(path, this.#options.settleMs, true);
   }
 
-  /** The new watch of `path` is set: if a re-check read the file before that, what came between is read now. */
+  /**
+   * The new watch of `path` is set: its re-check is due `settleMs` from now (unless an event
+   * already scheduled one), or at once if a re-check already read the file before the watch was set.
+   */
   #active(path: string): void {
-    const read = this.#arming.get(path) === 'read';
+    const arming = this.#arming.get(path);
+    if (arming === undefined) return;
     this.#arming.delete(path);
-    if (read) this.#schedule(path, 0, false);
+    if (arming === 'read') return this.#schedule(path, 0, false);
+    const due = this.#scheduled.get(path);
+    if (due !== undefined && !due.afterHint) {
+      clearTimeout(due.timer);
+      this.#scheduled.delete(path);
+    }
+    this.#schedule(path, this.#options.settleMs, false);
   }
 
   /** A re-check of `path` after `delayMs` (the settle time), unless one is already due. */

@@ -2,7 +2,8 @@
  * The change monitor on its own: many re-checks waiting at once for their paths' locks (held
  * by commits) are normal, and must not make Node print a plain-text warning on stderr; an
  * outside change that chokidar drops (inside its window after an event it reported) is still
- * read by a re-check; and a patch to a file just read costs one re-check, not two.
+ * read by a re-check; a new watch is re-checked once it is reported set (or, never reported,
+ * after a bound); and a patch to a file just read costs one re-check, not two.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ContentCache } from '../../daemon/workspace/cache.ts';
-import { ChangeMonitor, type FileChange } from '../../daemon/workspace/changes.ts';
+import { ChangeMonitor, UNREPORTED_WATCH_MS, type FileChange } from '../../daemon/workspace/changes.ts';
 import { LockTable } from '../../daemon/workspace/locks.ts';
 
 const PATHS = 20;
@@ -123,7 +124,7 @@ test('a change chokidar drops right after it reported a commit is still read, by
   t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
   const h = harness();
   try {
-    h.monitor.learn('f.txt', 'one'); // newly watched: a re-check is due at 75 ms
+    h.monitor.learn('f.txt', 'one'); // newly watched
     t.mock.timers.tick(50);
     h.disk = 'two';
     h.monitor.wrote('f.txt', 'two'); // patchd's own commit …
@@ -142,27 +143,53 @@ test('a change chokidar drops right after it reported a commit is still read, by
   }
 });
 
-test('a new watch reported set only after its re-check read the file (a loaded machine) has the file read once more then; reported set before, one read serves', async (t) => {
+test('a new watch is re-checked once it is reported set, however late, and then only: one read covers the write before it', async (t) => {
   t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
   const h = harness();
   try {
-    h.monitor.learn('f.txt', 'one'); // newly watched: a re-check is due at 75 ms
-    t.mock.timers.tick(75);
+    h.monitor.learn('f.txt', 'one');
+    t.mock.timers.tick(UNREPORTED_WATCH_MS - 1); // a loaded machine: the watch is set long after it was asked for
     await settle();
-    assert.deepEqual(h.reads, ['one'], 'the re-check ran before the watch was set');
+    assert.deepEqual(h.reads, [], 'nothing read while the watch is not set');
     h.disk = 'two'; // no watch yet: no event
+    h.active('f.txt');
+    t.mock.timers.tick(74);
+    await settle();
+    assert.deepEqual(h.reads, [], 'the re-check waits `settleMs` after the report, for an event to join');
+    t.mock.timers.tick(1);
+    await settle();
+    assert.deepEqual(h.reads, ['two'], 'one read, after the watch is set');
+    assert.deepEqual(h.changes, [{ path: 'f.txt', sha256: 'two' }]);
+    t.mock.timers.tick(UNREPORTED_WATCH_MS);
+    await settle();
+    assert.deepEqual(h.reads, ['two'], 'and no other');
+    await h.monitor.idle();
+  } finally {
+    await h.monitor.close();
+  }
+});
+
+test('a new watch never reported set is re-checked all the same, so idle() resolves; reported after that read, it is read once more', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
+  const h = harness();
+  try {
+    h.monitor.learn('f.txt', 'one');
+    let idle = false;
+    const settled = h.monitor.idle().then(() => (idle = true));
+    t.mock.timers.tick(UNREPORTED_WATCH_MS - 1);
+    await settle();
+    assert.deepEqual([h.reads, idle], [[], false]);
+    h.disk = 'two';
+    t.mock.timers.tick(1);
+    await settled;
+    assert.deepEqual(h.reads, ['two'], 'read once the wait for the report is over');
+    assert.deepEqual(h.changes, [{ path: 'f.txt', sha256: 'two' }]);
+    h.disk = 'three'; // between that read and the watch
     h.active('f.txt');
     t.mock.timers.tick(0);
     await settle();
-    assert.deepEqual(h.reads, ['one', 'two'], 'read again once the watch is set');
-    assert.deepEqual(h.changes, [{ path: 'f.txt', sha256: 'two' }]);
-    await h.monitor.idle();
-
-    h.monitor.learn('g.txt', 'one');
-    h.active('g.txt');
-    t.mock.timers.tick(75);
-    await settle();
-    assert.deepEqual(h.reads, ['one', 'two', 'two'], 'set before its re-check: that one read serves');
+    assert.deepEqual(h.reads, ['two', 'three'], 'read again once the watch is set');
+    assert.deepEqual(h.changes, [{ path: 'f.txt', sha256: 'two' }, { path: 'f.txt', sha256: 'three' }]);
     await h.monitor.idle();
   } finally {
     await h.monitor.close();
@@ -209,6 +236,7 @@ test('a file seen under its lock is watched once the lock is released, after the
     await settle();
     assert.equal(h.watched.has('f.txt'), true, 'watched once the lock is released');
     h.disk = 'saved by an editor'; // before the watch is active: no event
+    h.active('f.txt');
     t.mock.timers.tick(75);
     await settle();
     assert.deepEqual(h.reads, ['saved by an editor'], 'the re-check of the new watch reads it');
