@@ -47,7 +47,7 @@ export interface ChangeMonitorOptions {
   readonly watcher?: (options: WatcherOptions) => FileWatcher;
 }
 
-export type FileWatcher = Pick<LazyWatcher, 'watch' | 'sawGone' | 'isWatching' | 'size' | 'close'>;
+export type FileWatcher = Pick<LazyWatcher, 'watch' | 'sawGone' | 'replaced' | 'isWatching' | 'size' | 'close'>;
 
 /** How long after a new watch is asked for its re-check runs even if the watch is never reported set. */
 export const UNREPORTED_WATCH_MS = 1_000;
@@ -106,10 +106,11 @@ export class ChangeMonitor {
     this.#track(path, sha256, true, identity);
   }
 
-  /** patchd itself wrote (sha256) or removed (null) the path, under its lock. */
+  /** patchd itself wrote (sha256: a new file, renamed into place) or removed (null) the path, under its lock. */
   wrote(path: string, sha256: string | null): void {
     this.#known.set(path, sha256);
     this.#track(path, sha256, true);
+    if (sha256 !== null) this.#watcher.replaced(path);
   }
 
   /** Subscribes to outside changes; returns the unsubscribe function. */

@@ -29,13 +29,13 @@
  * number of one just deleted, often (ext4: every time). chokidar then keeps a dead watch it
  * takes for live, and ignores an `add` of the path. So the watcher itself sets each file's watch
  * again whenever it may have ended: when the watch reports its file deleted or moved (a raw
- * `rename`), when chokidar reports an unlink, and when a read finds another file at the path
- * (inode and birth time) or none where the watcher thought it watched one. It looks at the
- * path: a file there is watched anew (`unwatch` then `add`: the add takes the path off the
- * ignore list at once, so that list never grows); a missing one waits for its return on the
- * nearest directory above it that exists (see `arrivals.ts`). Either way a hint follows (once
- * the new watch is set; at once for a missing file), so that whatever happened while no watch
- * was active is read.
+ * `rename`), when chokidar reports an unlink, when a read finds another file at the path
+ * (inode and birth time) or none where the watcher thought it watched one, and at once when
+ * patchd's own commit renamed a new file over it (see `replaced`). It looks at the path: a file
+ * there is watched anew (`unwatch` then `add`: the add takes the path off the ignore list at
+ * once, so that list never grows); a missing one waits for its return on the nearest directory
+ * above it that exists (see `arrivals.ts`). Either way a hint follows (once the new watch is
+ * set; at once for a missing file), so that whatever happened while no watch was active is read.
  *
  * chokidar sets a watch by a stat, then a watch on the path. A file gone between the two (`rm f`
  * the moment it is watched, or a replaced file gone again as chokidar follows it) leaves no
@@ -84,6 +84,8 @@ interface Generation {
   /** Files it was asked to watch, moved ones included: each holds a watch until it closes. */
   added: number;
   chokidar: Promise<FSWatcher> | undefined;
+  /** That instance, once started. */
+  started: FSWatcher | undefined;
   /** Adds not yet handed to chokidar (see `#use`). */
   readonly pending: ((chokidar: FSWatcher) => void)[];
 }
@@ -162,6 +164,26 @@ export class LazyWatcher {
     this.#confirm(relative, null);
   }
 
+  /**
+   * patchd itself put a new file at the watched path `relative` (a commit renames its temp over
+   * the file): the watch on the old file has ended, and is set again at once rather than when
+   * its events come. The old watch closes now, so what it has yet to report is dropped: it is
+   * about the file replaced, whose bytes are no longer at the path, and following it would cost a
+   * second look at the path, a second watch set by chokidar on its own and a second hint. The new
+   * watch hints once set, as any watch set again, so what happens before it is read. Left alone
+   * when a watch is being set or the path looked at already: that work sets the watch after now.
+   */
+  replaced(relative: string): void {
+    const file = this.#files.get(relative);
+    const holder = this.#holderOf(relative);
+    if (this.#closed || file === undefined || holder?.started === undefined || file.missing || file.arming !== undefined || this.#reattaching.has(relative)) return;
+    file.identity = undefined;
+    file.arming = 'again';
+    const absolute = this.#absolute(relative);
+    holder.started.unwatch(absolute);
+    this.#use(holder, (chokidar) => chokidar.add(absolute));
+  }
+
   isWatching(relative: string): boolean {
     return this.#generations.some((generation) => generation.paths.has(relative));
   }
@@ -184,7 +206,7 @@ export class LazyWatcher {
   #withRoom(): Generation {
     const newest = this.#generations[0];
     if (newest !== undefined && newest.added < this.#capacity) return newest;
-    const fresh: Generation = { paths: new Set(), added: 0, chokidar: undefined, pending: [] };
+    const fresh: Generation = { paths: new Set(), added: 0, chokidar: undefined, started: undefined, pending: [] };
     this.#generations.unshift(fresh);
     for (const retired of this.#generations.splice(this.#limit)) {
       this.#stop(retired).catch((error: unknown) => this.#options.onError(error));
@@ -212,14 +234,14 @@ export class LazyWatcher {
    */
   #use(generation: Generation, action: (chokidar: FSWatcher) => void): void {
     generation.chokidar ??= (this.#options.load ?? loadChokidar)().then(({ watch }) =>
-      this.#hearMissingFiles(
+      (generation.started = this.#hearMissingFiles(
         // persistent: false — a watcher must never be what keeps the process alive.
         // ignoreInitial: false — the `add` of each path asked for tells that its watch is set.
         watch([], { ignoreInitial: false, persistent: false, followSymlinks: false, atomic: true })
           .on('all', (event, absolute) => this.#onEvent(event, absolute))
           .on('raw', (event, _name, details) => this.#onRaw(generation, event, details))
           .on('error', (error) => this.#onChokidarError(error)),
-      ));
+      )));
     generation.pending.push(action);
     if (generation.pending.length > 1) return;
     generation.chokidar.then((chokidar) => setImmediate(() => this.#runPending(generation, chokidar)), (error: unknown) => {

@@ -110,6 +110,7 @@ function harness(): Harness {
       return {
         watch: (path) => !watched.has(path) && watched.add(path).has(path),
         sawGone: () => {},
+        replaced: () => {},
         isWatching: (path) => watched.has(path),
         size: 0,
         close: async () => {},

@@ -227,6 +227,39 @@ test('the workspace\'s own commits are never reported as outside changes', async
   });
 });
 
+/**
+ * Each commit renames a new file over the watched one, which ends its watch: the watcher sets it
+ * again at once. An outside change made the moment the commit is reported must still be told,
+ * whatever it is, and never the commit itself.
+ */
+test('a file patchd commits to is watched again after each commit: a save by rename, an unlink and recreate, or an edit right after it is reported', async () => {
+  await withSandbox({ 'a.txt': 'one\n' }, async (sandbox) => {
+    const workspace = await sandbox.open();
+    const changes = recordChanges(workspace);
+    const file = path.join(sandbox.root, 'a.txt');
+    const outside: [string, (text: string) => void][] = [
+      ['saved by rename', (text) => (writeFileSync(`${file}.tmp`, text), renameSync(`${file}.tmp`, file))],
+      ['replaced', (text) => (rmSync(file), writeFileSync(file, text))],
+      ['edited', (text) => writeFileSync(file, text)],
+    ];
+    try {
+      assert.ok((await workspace.read('a.txt')).ok);
+      for (let round = 1; round <= 2; round++) {
+        for (const [name, change] of outside) {
+          const lease = await workspace.lock(['a.txt']);
+          const outcome = await snapshotAndCommit(workspace, planOf(updateFile('a.txt', `ours, before ${name} ${round}\n`)));
+          lease.release();
+          assert.equal(outcome.status, 'applied');
+          change(`${name} ${round}\n`);
+          await changes.written('a.txt', `${name} ${round}\n`);
+        }
+      }
+    } finally {
+      await workspace.close();
+    }
+  });
+});
+
 test('a locked snapshot that finds other bytes than patchd knew reports them, without waiting for the watcher', async () => {
   await withSandbox({ 'a.txt': 'one\n' }, async (sandbox) => {
     const workspace = await sandbox.open({ settleMs: 60_000 });

@@ -239,3 +239,27 @@ test('a watched file chokidar finds missing as it sets a watch (gone between its
     rmSync(root, { recursive: true, force: true });
   }
 });
+
+test('a file patchd replaced has its old watch closed at once and a new one set, which hints once set; not while a watch of it is being set already', async () => {
+  const chokidar = recordingChokidar();
+  let hints = 0;
+  const watcher = new LazyWatcher({ root: '/w', maxPaths: 100, onHint: () => hints++, onDrop: () => {}, onActive: () => {}, onError: (error) => assert.fail(String(error)), load: chokidar.load });
+  const log = () => chokidar.instances[0]?.log ?? [];
+  try {
+    assert.equal(watcher.watch('a'), true);
+    watcher.replaced('a'); // its watch is not set yet: the add to come sets it on the new file
+    await turn();
+    await turn();
+    assert.deepEqual(log(), ['add a']);
+    watcher.replaced('a');
+    assert.deepEqual(log(), ['add a', 'unwatch a'], 'the old watch closes in the same turn: what it has yet to report is dropped');
+    watcher.replaced('a');
+    await turn();
+    await turn();
+    assert.deepEqual(log(), ['add a', 'unwatch a', 'add a'], 'once: the new watch is being set');
+    assert.equal(hints, 1, 'a hint once the new watch is set');
+    assert.equal(watcher.isWatching('a'), true);
+  } finally {
+    await watcher.close();
+  }
+});
