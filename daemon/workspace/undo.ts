@@ -22,8 +22,6 @@ export interface UndoPlan {
   readonly files: readonly PlannedFile[];
   /** The mode and owner each path brought back from deletion takes (others keep their current ones). */
   readonly owners: ReadonlyMap<string, FileOwner>;
-  /** Every path the undo touches, with the sha256 it must hold now (null: must not exist). */
-  readonly expected: ReadonlyMap<string, string | null>;
 }
 
 /** What a transaction left at a path, and what was there before it. */
@@ -34,7 +32,7 @@ interface Slot {
   readonly madeDirectory: boolean;
 }
 
-/** The undo's plan, checked against `current` (a snapshot of every path of `expected`). */
+/** The undo's plan, checked against `current` (a snapshot of every path the records touched: `pathsOf`). */
 export function planUndo(records: readonly LoadedRecord[], current: ReadonlyMap<string, FileSnapshot>): Result<UndoPlan> {
   const slots = new Map<string, Slot>();
   for (const { record, journal } of records) {
@@ -51,8 +49,7 @@ export function planUndo(records: readonly LoadedRecord[], current: ReadonlyMap<
     const restored = slots.get(planned.value.path)?.entry.before;
     if (change.op === 'delete' && restored) owners.set(planned.value.path, restored.owner);
   }
-  const expected = new Map([...slots].map(([path, { entry }]) => [path, entry.afterSha256]));
-  return ok({ files, owners, expected });
+  return ok({ files, owners });
 }
 
 /** Every path the records touched, for locking and snapshotting. */
