@@ -8,6 +8,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { warmUp } from '../daemon/server/warmUp.ts';
 import type { Receipt } from '../protocol/index.ts';
 import { cpuPer, cpuTable, ownCpu, procCpu } from './cpu.ts';
 import { oneFileFloor, parallelFloor, parallelFloorWithThreads } from './floor.ts';
@@ -244,12 +246,26 @@ interface AfterIdle {
   readonly floors: number[];
   /** An unknown-method round trip after the same idle: what waking two idle processes costs, before any patch work. */
   readonly unknown: number[];
+  /**
+   * patchd's patch work on bytes in memory (`warmUp`: params schema, parse, plan, receipt), run in
+   * this process after the same idle, ÷ the same work run a millisecond apart (about the pace of
+   * row (c)'s warm patches): how much slower the machine runs the same code after the idle, with
+   * no disk, no wake-up of another process and nothing of the daemon's state involved.
+   */
+  readonly cpuWork: number[];
 }
 
-/** (f) A patch after the daemon sat idle, `samples` times; each after its own idle, the floor and an unknown method too. */
+/**
+ * (f) A patch after the daemon sat idle, `samples` times; each after its own idle, the floor, an
+ * unknown method and the in-memory patch work in this process too.
+ */
 async function afterIdle(sequential: SequentialFiles, daemon: BenchDaemon, floorRoot: string, samples: number, idleMs: number): Promise<AfterIdle> {
-  const idle: AfterIdle = { patches: [], floors: [], unknown: [] };
+  const idle: AfterIdle = { patches: [], floors: [], unknown: [], cpuWork: [] };
+  await cpuWorkAfterSleeps(200, 0); // compiled before the first idle, as in the daemon after its warm-up
   for (let sample = 0; sample < samples; sample++) {
+    await sleep(idleMs);
+    const [cold] = await cpuWorkAfterSleeps(1, 0);
+    idle.cpuWork.push(cold! / median(await cpuWorkAfterSleeps(20, 1)));
     await sleep(idleMs);
     idle.floors.push(await oneFileFloor(floorRoot, SEQUENTIAL_FILES + sample, sample));
     await sleep(idleMs);
@@ -258,6 +274,19 @@ async function afterIdle(sequential: SequentialFiles, daemon: BenchDaemon, floor
     idle.patches.push((await timed(() => sequential.apply())).ms);
   }
   return idle;
+}
+
+/** Wall times of `runs` runs of `warmUp` in this process, each after `sleepMs` asleep. */
+async function cpuWorkAfterSleeps(runs: number, sleepMs: number): Promise<number[]> {
+  const times: number[] = [];
+  for (let run = 0; run < runs; run++) {
+    if (sleepMs > 0) await sleep(sleepMs);
+    const started = performance.now();
+    const receipt = warmUp(() => {});
+    times.push(performance.now() - started);
+    if (receipt.status !== 'dry_run') throw new Error(`the in-memory patch work failed: ${receipt.error?.message ?? receipt.status}`);
+  }
+  return times;
 }
 
 function idleRow(idle: AfterIdle, warm: readonly number[], warmFloor: readonly number[], idleMs: number): Row {
@@ -269,7 +298,7 @@ function idleRow(idle: AfterIdle, warm: readonly number[], warmFloor: readonly n
   return {
     id: 'f', label: `applied patch after ${idleMs / 1000} s idle ÷ warm p50`, ours: ms(median(idle.patches)),
     peer: `${ms(warmMedian)} (warm, row c); after the same idle, the fsync floor: ${ms(floorAfterIdle)}, ${times(floorAfterIdle / median(warmFloor))} its warm p50; `
-      + `an unknown-method round trip: ${ms(median(idle.unknown))}`,
+      + `an unknown-method round trip: ${ms(median(idle.unknown))}; the same in-memory patch work in this process: ${times(median(idle.cpuWork))} its time when run 1 ms apart`,
     // How much slower the machine itself is after the idle.
     peerValue: floorAfterIdle / median(warmFloor),
     value, shown: times(value), better: 'lower', goal,
