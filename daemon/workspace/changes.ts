@@ -22,7 +22,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { ContentCache } from './cache.ts';
-import type { LockLease } from './locks.ts';
+import type { LockTable } from './locks.ts';
 import { LazyWatcher, type WatcherOptions } from './watcher.ts';
 
 /** A file changed outside patchd: its new sha256, or null when it is gone. */
@@ -35,8 +35,8 @@ export type ChangeListener = (change: FileChange) => void;
 
 export interface ChangeMonitorOptions {
   readonly root: string;
-  /** Takes a path's lock, as commits do. */
-  readonly lock: (paths: readonly string[], signal: AbortSignal) => Promise<LockLease>;
+  /** The workspace's locks, which commits take; paths are named as the monitor names them (normalised). */
+  readonly locks: Pick<LockTable, 'acquire' | 'acquireBehind'>;
   readonly cache: ContentCache;
   /** The file's sha256 on disk now, null when it is missing or not a file, undefined when it cannot be read. */
   readonly readSha256: (path: string) => Promise<string | null | undefined>;
@@ -172,7 +172,7 @@ export class ChangeMonitor {
   #watchOnceUnlocked(path: string): void {
     if (this.#unlocking.has(path) || this.#closing.signal.aborted) return;
     this.#unlocking.add(path);
-    this.#options.lock([path], this.#closing.signal).then((lease) => {
+    this.#options.locks.acquireBehind([path], this.#closing.signal).then((lease) => {
       lease.release();
       this.#unlocking.delete(path);
       const sha256 = this.#known.get(path);
@@ -238,7 +238,7 @@ export class ChangeMonitor {
   }
 
   async #readUnderLock(path: string): Promise<void> {
-    const lease = await this.#options.lock([path], this.#closing.signal).catch(() => undefined);
+    const lease = await this.#options.locks.acquire([path], this.#closing.signal).catch(() => undefined);
     if (lease === undefined) return;
     try {
       const readAt = Date.now();

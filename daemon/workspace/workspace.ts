@@ -137,7 +137,7 @@ export class Workspace {
     this.#reader = new CachedReader(context.guard, this.#cache);
     this.#monitor = new ChangeMonitor({
       root: context.root,
-      lock: (paths, signal) => this.lock(paths, signal),
+      locks,
       cache: this.#cache,
       readSha256: (path) => this.#reader.sha256Now(path),
       settleMs: options.settleMs ?? DEFAULT_SETTLE_MS,
@@ -160,11 +160,11 @@ export class Workspace {
     const log = new CommitLog(stateDir, syncer, disk, records);
     await Promise.all([journals.prepare(), records.prepare(), log.prepare()]).catch((error: unknown) => Promise.reject(unusable(stateDir, error)));
     const guard = new PathGuard(realRoot, { allowGitDir: options.allowGitDir });
-    const locks = new LockTable();
+    const locks = new LockTable((path) => lockKey(realRoot, path));
     const onError = options.onError ?? (() => {});
     const remaker = new StateDirRemaker({ root: realRoot, stateDir, journals, records, log }, onError);
     // A reported commit that could not write its record (its folder removed, say) repairs the state dir before its path's next commit.
-    const settling = new Settling((paths, until) => locks.holdUntil(paths.map((path) => lockKey(realRoot, path)), until), async (error) => {
+    const settling = new Settling((paths, until) => locks.holdUntil(paths, until), async (error) => {
       onError(error);
       await remaker.remakeIfRemoved();
     });
@@ -219,7 +219,7 @@ export class Workspace {
 
   /** Locks the paths for one patch; see `locks.ts` for the order guarantees and `lockKey` for the names. */
   lock(paths: readonly string[], signal?: AbortSignal): Promise<LockLease> {
-    return this.#locks.acquire(paths.map((path) => lockKey(this.root, path)), signal);
+    return this.#locks.acquire(paths.map(normalizedKey), signal);
   }
 
   /** Commits a plan made from `snapshots` (see `CommitOptions`); the caller should hold the paths' locks. */
@@ -469,8 +469,9 @@ export function lockKey(root: string, path: string): string {
  * Whether one of the directories of `parent` (workspace-relative) is a symbolic link, up to the
  * first that does not exist. Without one, the spelling is already the real path: an lstat per
  * directory below the root instead of a realpath of the whole path (a readlink per component,
- * the root's included); a patched path is locked up to three times (the patch, the start of its
- * watch, the watch's re-check).
+ * the root's included). A patched path's key is worked out twice: for the patch, and for the
+ * re-check of its watch (the start of the watch and the hold of a commit until it settles take
+ * the key the patch's request locked: see `LockTable`).
  */
 function passesThroughLink(root: string, parent: string): boolean {
   let current = root;

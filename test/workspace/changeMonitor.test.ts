@@ -30,10 +30,13 @@ test(`${PATHS} re-checks waiting for their locks at once raise no MaxListenersEx
   const everyRecheckWaits = new Promise<void>((resolve) => (allWaiting = resolve));
   const monitor = new ChangeMonitor({
     root,
-    lock: (wanted, signal) => {
-      const lease = locks.acquire(wanted, signal);
-      if (++waiting === PATHS) allWaiting();
-      return lease;
+    locks: {
+      acquire: (wanted, signal) => {
+        const lease = locks.acquire(wanted, signal);
+        if (++waiting === PATHS) allWaiting();
+        return lease;
+      },
+      acquireBehind: (wanted, signal) => locks.acquireBehind(wanted, signal),
     },
     cache: new ContentCache(),
     readSha256: async () => 'same',
@@ -95,7 +98,7 @@ function harness(): Harness {
   };
   const monitor = new ChangeMonitor({
     root: '/unused',
-    lock: (paths, signal) => locks.acquire(paths, signal),
+    locks,
     cache: new ContentCache(),
     readSha256: async () => {
       state.reads.push(state.disk);

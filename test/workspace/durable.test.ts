@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, statSync, symlinkSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'node:test';
 import { nodeDiskCalls, SYNC_IO_MAX_BYTES, writeAll, writeAllSync, type DiskCalls } from '../../daemon/workspace/diskCalls.ts';
 import { DirectorySyncer, isTempName, tempPathFor } from '../../daemon/workspace/durable.ts';
+import type { LockLease } from '../../daemon/workspace/workspace.ts';
 import { deleteFile, planOf, recordingDisk, snapshotAndCommit, updateFile, withSandbox } from './fixtures.ts';
 
 test('concurrent directory fsyncs share runs and all settle; failures reach every waiter', async () => {
@@ -165,6 +166,34 @@ test('the path of a one-file commit reported before its fsyncs stays locked unti
     const firstDone = calls.indexOf(`log done ${firstIntent!.split(' ')[2]}`);
     assert.ok(firstDone >= 0 && firstDone < calls.indexOf(secondIntent!), `the first commit is logged done before the second logs its intent:\n${text}`);
     assert.equal(await readFile(path.join(sandbox.root, 'a.txt'), 'utf8'), 'AA\n');
+  });
+});
+
+test('a one-file commit named through a symlinked directory keeps the file locked until it is logged done: a request for its real path, waiting since before the commit, still waits', { timeout: 120_000 }, async () => {
+  await withSandbox({ 'real/a.txt': 'a\n' }, async (sandbox) => {
+    symlinkSync('real', path.join(sandbox.root, 'link'));
+    let releaseFsyncs!: () => void;
+    const fsyncsReleased = new Promise<void>((resolve) => (releaseFsyncs = resolve));
+    const workspace = await sandbox.open({ disk: { ...nodeDiskCalls, fsync: async (fd) => (await fsyncsReleased, nodeDiskCalls.fsync(fd)) } });
+    try {
+      let granted = false;
+      let other: Promise<LockLease> | undefined;
+      {
+        using _lease = await workspace.lock(['link/a.txt']);
+        other = workspace.lock(['real/a.txt']).then((lease) => ((granted = true), lease));
+        const snapshots = await workspace.snapshot(['link/a.txt'], { locked: true });
+        assert.ok(snapshots.ok);
+        const outcome = await workspace.commit(planOf(updateFile('link/a.txt', 'A\n')), { atomic: true, snapshots: snapshots.value });
+        assert.equal(outcome.status, 'applied');
+      }
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      assert.equal(granted, false, 'the real path waits while the commit through the link is not durable');
+      releaseFsyncs();
+      (await other).release();
+    } finally {
+      releaseFsyncs();
+      await workspace.close();
+    }
   });
 });
 

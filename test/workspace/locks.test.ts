@@ -62,6 +62,54 @@ test('holdUntil without a holder of every path asks for them as a new request, r
   assert.equal(locks.size, 0);
 });
 
+/** Keys by a table of spellings (others key as themselves), counting every key worked out. */
+function countingKeys(keys: Record<string, string> = {}): { keyOf: (path: string) => string; readonly asked: string[] } {
+  const asked: string[] = [];
+  return { asked, keyOf: (path) => (asked.push(path), keys[path] ?? path) };
+}
+
+test('holdUntil finds the holder by the paths as it spelled them, working out no key; another spelling of its locks is found by key', async () => {
+  const keys = countingKeys({ 'link/a.txt': 'real/a.txt' });
+  const locks = new LockTable(keys.keyOf);
+  const holder = await locks.acquire(['link/a.txt', 'b.txt']);
+  const next = locks.acquire(['real/a.txt']);
+  keys.asked.length = 0;
+  let finish!: () => void;
+  const work = new Promise<void>((resolve) => (finish = resolve));
+  locks.holdUntil(['b.txt', 'link/a.txt'], work);
+  assert.deepEqual(keys.asked, [], 'found by spelling');
+  locks.holdUntil(['real/a.txt'], work);
+  assert.deepEqual(keys.asked, ['real/a.txt'], 'another spelling is keyed');
+  assert.equal(locks.queued('real/a.txt'), 2, 'and kept by the holder of its key, not asked for anew');
+  holder.release();
+  assert.equal(await settled(next), false, 'held past the release');
+  finish();
+  (await next).release();
+  assert.equal(locks.size, 0);
+});
+
+test('acquireBehind queues behind the requests already made for a path, under the key they locked it by, without working it out again', async () => {
+  // The second key of `moved` stands for a directory on its path replaced by a link since it was first locked.
+  let movedKey = 'moved';
+  const asked: string[] = [];
+  const locks = new LockTable((path) => (asked.push(path), path === 'moved' ? movedKey : path));
+  const holder = await locks.acquire(['moved']);
+  movedKey = 'elsewhere';
+  asked.length = 0;
+  const behind = locks.acquireBehind(['moved', 'fresh']);
+  assert.deepEqual(asked, ['fresh'], 'only a path no one queued is keyed');
+  assert.equal(await settled(behind), false, 'waits for the request that asked before it, under its key');
+  const anew = await locks.acquire(['moved']);
+  assert.deepEqual(anew.paths, ['elsewhere'], 'acquire always works the key out');
+  anew.release();
+  holder.release();
+  const lease = await behind;
+  assert.deepEqual(lease.paths, ['fresh', 'moved']);
+  lease.release();
+  assert.equal(locks.size, 0);
+  assert.deepEqual((await locks.acquireBehind(['moved'])).paths, ['elsewhere'], 'once no one queues it, keyed afresh');
+});
+
 test('requests sharing a path are granted one at a time, in the order they asked', async () => {
   const locks = new LockTable();
   const order: number[] = [];
