@@ -32,10 +32,10 @@
  * `rename`), when chokidar reports an unlink, when a read finds another file at the path
  * (inode and birth time) or none where the watcher thought it watched one, and at once when
  * patchd's own commit renamed a new file over it (see `replaced`). It looks at the path: a file
- * there is watched anew (`unwatch` then `add`: the add takes the path off the ignore list at
- * once, so that list never grows); a missing one waits for its return on the nearest directory
- * above it that exists (see `arrivals.ts`). Either way a hint follows (once the new watch is
- * set; at once for a missing file), so that whatever happened while no watch was active is read.
+ * there is watched anew (its watch closed and forgotten, then `add`: see `forget`); a missing
+ * one waits for its return on the nearest directory above it that exists (see `arrivals.ts`).
+ * Either way a hint follows (once the new watch is set; at once for a missing file), so that
+ * whatever happened while no watch was active is read.
  *
  * chokidar sets a watch by a stat, then a watch on the path. A file gone between the two (`rm f`
  * the moment it is watched, or a replaced file gone again as chokidar follows it) leaves no
@@ -180,7 +180,7 @@ export class LazyWatcher {
     file.identity = undefined;
     file.arming = 'again';
     const absolute = this.#absolute(relative);
-    holder.started.unwatch(absolute);
+    forget(holder.started, absolute);
     this.#use(holder, (chokidar) => chokidar.add(absolute));
   }
 
@@ -351,7 +351,10 @@ export class LazyWatcher {
       file.arming = 'again';
       const absolute = this.#absolute(relative);
       // The hint comes with chokidar's `add`, once the watch is set (see the header).
-      this.#use(holder, (chokidar) => chokidar.unwatch(absolute).add(absolute));
+      this.#use(holder, (chokidar) => {
+        forget(chokidar, absolute);
+        chokidar.add(absolute);
+      });
       return;
     }
     file.missing = true;
@@ -384,4 +387,19 @@ export class LazyWatcher {
   #absolute(relative: string): string {
     return path.join(this.#options.root, ...relative.split('/'));
   }
+}
+
+/**
+ * Closes chokidar's watch of the file at `absolute` and forgets the file, so that the `add` to
+ * follow sets a new watch (chokidar's add skips a file it lists in its directory). This is
+ * `unwatch` less two things the watcher needs neither of: the path put on the ignore list (which
+ * the add takes off again) and, when the file was the only one chokidar watched in its
+ * directory, a read of the whole directory (chokidar's check, for its own bookkeeping, that the
+ * directory is still there): at every commit of such a file, milliseconds for 20,000 entries.
+ * Leans, as `_handleError` does (see the header), on members chokidar declares in its types but
+ * names with an underscore; the tests that set a watch again fail if they change.
+ */
+function forget(chokidar: FSWatcher, absolute: string): void {
+  chokidar._closeFile(absolute);
+  chokidar._getWatchedDir(path.dirname(absolute)).items.delete(path.basename(absolute));
 }
