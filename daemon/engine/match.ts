@@ -94,7 +94,7 @@ export class LineIndex {
 }
 
 /** The first position in ascending `sorted` whose value is ≥ `value`. */
-export function lowerBound(sorted: ArrayLike<number>, value: number): number {
+export function lowerBound<T extends number | string>(sorted: ArrayLike<T>, value: T): number {
   let low = 0;
   let high = sorted.length;
   while (low < high) {

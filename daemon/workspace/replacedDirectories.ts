@@ -12,6 +12,7 @@ import { rmdirSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { engineError, type EngineError } from '../engine/errors.ts';
+import { lowerBound } from '../engine/match.ts';
 import { fail, ok, type Result } from '../engine/types.ts';
 import type { PathGuard } from './guard.ts';
 import { CommitStepError, errorFromFs, hasErrorCode } from './ioErrors.ts';
@@ -91,18 +92,6 @@ function leftBehind(replaced: string, found: string, isDirectory: boolean): Engi
   const remove = isDirectory ? `remove the directory ${found} first` : `delete ${found} in the same patch (or remove it first)`;
   const hint = `A directory is replaced by a file only when the patch deletes (or moves away) every file in it: ${remove}, or add the file at another path.`;
   return { ...engineError('already_exists', message, { path: replaced }), hint };
-}
-
-/** Lower bound of `value` in sorted `values`. */
-function lowerBound(values: readonly string[], value: string): number {
-  let low = 0;
-  let high = values.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (values[middle]! < value) low = middle + 1;
-    else high = middle;
-  }
-  return low;
 }
 
 function includes(sorted: readonly string[], value: string): boolean {
