@@ -1,11 +1,13 @@
 /**
- * `patchd serve`: JSON-RPC over stdio until `exit`, stdin closing, or SIGINT/SIGTERM; with
+ * `patchd serve`: JSON-RPC over stdio until `exit`, stdin closing, or SIGINT/SIGTERM (after
+ * stdin closes, output the client leaves unread for `OUTPUT_GRACE_MS` is dropped); with
  * `--socket PATH`, a shared daemon on a unix socket that any number of clients connect to,
  * until SIGINT/SIGTERM. Either way every workspace and pool is closed, then exit 0.
  */
 import type { Writable } from 'node:stream';
-import { serveConnection } from '../server/connection.ts';
+import { serveConnection, type ServerConnection } from '../server/connection.ts';
 import { createLogger, type Logger } from '../server/logger.ts';
+import { OUTPUT_GRACE_MS } from '../server/outputGrace.ts';
 import type { WorkspaceRegistry } from '../server/registry.ts';
 import { HELP_OPTION, parseCommandArgs, UsageError, type OptionSpecs } from './args.ts';
 import { commandHelp, SERVE_USAGE, SERVE_USAGE_LINE } from './help.ts';
@@ -74,9 +76,12 @@ export const BROKEN_STREAM_EXIT_CODE = 65;
 
 function serveStdio(registry: WorkspaceRegistry, wire: Writable, log: Logger): void {
   let exitCode = 0;
-  const stop = stopOnce(registry, log, () => exitAfterFlush(wire, exitCode));
+  let outputDropped = false;
+  const stop = stopOnce(registry, log, () => (outputDropped ? process.exit(exitCode) : exitAfterFlush(wire, exitCode, session, log)));
   const session = serveConnection({ input: process.stdin, output: wire, registry, log, onExit: () => stop('exit notification') });
-  void session.closed.then(({ brokenStream }) => {
+  void session.closed.then(({ brokenStream, outputDropped: dropped }) => {
+    // The client closed stdin and stopped reading stdout: what it was owed is dropped, and not waited for again.
+    outputDropped = dropped;
     if (brokenStream === undefined) return stop('input closed');
     exitCode = BROKEN_STREAM_EXIT_CODE;
     log.error('input stream broken: no further frame can be read', { reason: brokenStream, exitCode });
@@ -100,8 +105,14 @@ function retentionOption(retain: string | undefined): Retention | undefined {
   throw new UsageError(`--retain ${JSON.stringify(retain)}: ${parsed.problem}; it takes N (transactions), Nd or Nh (age), or one of each: 1000,7d`);
 }
 
-/** Exits once queued frames are written (or after a grace period if the wire is broken). */
-function exitAfterFlush(wire: Writable, code: number): void {
-  setTimeout(() => process.exit(code), 2_000).unref();
+/**
+ * Exits once queued frames are written, or after a grace period if the client does not take
+ * them (it sent `exit` and stopped reading) or the wire is broken, saying what was left unsent.
+ */
+function exitAfterFlush(wire: Writable, code: number, session: ServerConnection, log: Logger): void {
+  setTimeout(() => {
+    log.warn('output left unsent: exiting without the client having taken it', { graceMs: OUTPUT_GRACE_MS, ...session.unsent });
+    process.exit(code);
+  }, OUTPUT_GRACE_MS).unref();
   wire.end(() => process.exit(code));
 }

@@ -3,7 +3,8 @@
  * frames in, validated dispatch to the handlers, progress, notifications and responses out,
  * failures turned into JSON-RPC errors. Each request gets an AbortSignal that fires when the
  * client cancels it or goes away (its output closes) — so a client that goes away mid-patch
- * releases every lock it held. A client that only ends its input is still answered.
+ * releases every lock it held. A client that only ends its input is still answered, as long as
+ * it takes its output (see `outputGrace.ts`).
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -17,9 +18,10 @@ import {
 import { FrameGuardReader, reportingAnswers } from './frameGuard.ts';
 import { BrokenStreamError } from './frameSplitter.ts';
 import { RequestCancelledError } from './failures.ts';
-import { FrameWriter } from './frameWriter.ts';
+import { FrameWriter, type UnsentOutput } from './frameWriter.ts';
 import { PatchdHandlers, type SessionOutput } from './handlers.ts';
 import { describeError, type Logger } from './logger.ts';
+import { OUTPUT_GRACE_MS, OutputGrace } from './outputGrace.ts';
 import { OUTPUT_LIMITS, OutputThrottle, type OutputLimits, type Release } from './outputThrottle.ts';
 import type { WorkspaceRegistry } from './registry.ts';
 import { createDispatch, type Dispatch } from './router.ts';
@@ -35,12 +37,16 @@ export interface ConnectionOptions {
   readonly onExit: () => void;
   /** Bounds on what a client that stops reading may cost (tests set small ones); default `OUTPUT_LIMITS`. */
   readonly outputLimits?: OutputLimits;
+  /** How long output may go untaken once the input has ended (see `outputGrace.ts`); default `OUTPUT_GRACE_MS`. */
+  readonly outputGraceMs?: number;
 }
 
 /** How a session ended. */
 export interface SessionEnd {
   /** Set when the input could not be split into frames any more: why (the session then ended like a closed input). */
   readonly brokenStream: string | undefined;
+  /** True when the client ended its input and stopped taking its output: what it was still owed was dropped (and logged). */
+  readonly outputDropped: boolean;
 }
 
 export interface ServerConnection {
@@ -48,12 +54,20 @@ export interface ServerConnection {
   readonly closed: Promise<SessionEnd>;
   /** Stops serving (the `closed` promise still resolves). */
   dispose(): void;
+  /** Output written and not yet taken by the client. */
+  readonly unsent: UnsentOutput;
 }
 
 export function serveConnection(options: ConnectionOptions): ServerConnection {
   const { log } = options;
   const throttle = new OutputThrottle(options.outputLimits ?? OUTPUT_LIMITS);
-  const writer = new FrameWriter(options.output, throttle);
+  const graceMs = options.outputGraceMs ?? OUTPUT_GRACE_MS;
+  let outputDropped = false;
+  const grace = new OutputGrace(graceMs, () => {
+    outputDropped = true;
+    giveUpOnClient({ writer, reader, ending, log, graceMs });
+  });
+  const writer = new FrameWriter(options.output, [throttle, grace]);
   const frames = new FramedStreamReader(options.input);
   const reader = guardedReader(frames, writer, log);
   throttleInput(throttle, frames, log);
@@ -71,22 +85,55 @@ export function serveConnection(options: ConnectionOptions): ServerConnection {
   connection.onError(([error]) => {
     if (!(error instanceof BrokenStreamError)) log.warn('connection error', describeError(error));
   });
-  reader.onClose(() => ending.endInput());
+  reader.onClose(() => {
+    ending.endInput();
+    grace.inputEnded();
+  });
   writer.onClose(() => ending.loseClient());
   writer.onError(() => ending.loseClient());
-  const closed = sessionOver(ending, reader, inFlight).then(() => handlers.dispose()).then(() => ({ brokenStream }));
+  const closed = sessionOver(ending, reader, inFlight)
+    .then(() => grace.stop())
+    .then(() => handlers.dispose())
+    .then(() => ({ brokenStream, outputDropped }));
   connection.listen();
   const dispose = (): void => {
     connection.dispose();
     ending.loseClient();
   };
-  return { closed, dispose };
+  return { closed, dispose, get unsent() { return writer.unsent; } };
+}
+
+interface GivingUp {
+  readonly writer: FrameWriter;
+  readonly reader: FrameGuardReader;
+  readonly ending: SessionEnding;
+  readonly log: Logger;
+  readonly graceMs: number;
+}
+
+/** How many of the requests left unanswered the warning names. */
+const NAMED_UNANSWERED = 20;
+
+/**
+ * The client ended its input and took none of its output for the grace period: what it is owed
+ * is dropped (so nothing waits on it any more), said in one warning, and the session ends as if
+ * the client were gone: what still runs is cancelled, then its workspaces are released in order.
+ */
+function giveUpOnClient({ writer, reader, ending, log, graceMs }: GivingUp): void {
+  const unanswered = reader.unanswered;
+  ending.loseClient();
+  const unsent = writer.drop();
+  log.warn('output left unsent: the client closed its input and took none of its output for the grace period', {
+    graceMs, ...unsent, unansweredRequests: unanswered.length, unansweredIds: unanswered.slice(0, NAMED_UNANSWERED),
+  });
 }
 
 /**
  * How a session ends. Its input ending (or breaking) is the client saying it has nothing more to
  * ask, not that it stopped listening: every request already read still runs and is answered
- * (`printf FRAMES | patchd serve`), then the session ends. Its output closing or failing is the
+ * (`printf FRAMES | patchd serve`), then the session ends — unless the client then leaves its
+ * output untaken for the grace period (`outputGrace.ts`): it is then gone, as below, and what it
+ * was owed is dropped. Its output closing or failing is the
  * client gone: nothing can be answered any more, so every request is aborted (releasing its
  * locks) and the session ends at once; `dispose` does the same. On a socket both come together:
  * the client's end also ends the socket's own side (`allowHalfOpen` is off), which then closes.

@@ -83,6 +83,11 @@ export class FrameGuardReader implements MessageReader {
     if (id !== null) this.#inFlight.answered(String(id));
   }
 
+  /** `String(id)` of every request read and not yet answered, oldest first. */
+  get unanswered(): string[] {
+    return this.#inFlight.ids;
+  }
+
   /** Resolves once every request read so far has its response written. */
   allAnswered(): Promise<void> {
     return this.#inFlight.allAnswered();

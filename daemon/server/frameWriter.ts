@@ -16,29 +16,54 @@ export interface OutputMeter {
   flushed(bytes: number): void;
 }
 
+/** Frames handed to the output that the client has not taken. */
+export interface UnsentOutput {
+  readonly unsentFrames: number;
+  readonly unsentBytes: number;
+}
+
+interface PendingFrame {
+  readonly bytes: number;
+  /** Settles the frame's write as done with, unsent. */
+  readonly drop: () => void;
+}
+
 export class FrameWriter extends AbstractMessageWriter implements MessageWriter {
   readonly #output: NodeJS.WritableStream;
-  readonly #meter: OutputMeter | undefined;
+  readonly #meters: readonly OutputMeter[];
+  /** Frames handed to the output whose write has not completed, oldest first. */
+  readonly #pending = new Set<PendingFrame>();
+  #dropping = false;
   #errors = 0;
 
-  constructor(output: NodeJS.WritableStream, meter?: OutputMeter) {
+  constructor(output: NodeJS.WritableStream, meters: readonly OutputMeter[] = []) {
     super();
     this.#output = output;
-    this.#meter = meter;
+    this.#meters = meters;
     output.on('error', (error: Error) => this.fireError(error));
     output.on('close', () => this.fireClose());
   }
 
+  get unsent(): UnsentOutput {
+    let unsentBytes = 0;
+    for (const frame of this.#pending) unsentBytes += frame.bytes;
+    return { unsentFrames: this.#pending.size, unsentBytes };
+  }
+
+  /** Resolves once the output is done with the frame (or it was dropped, see `drop`). */
   write(message: Message): Promise<void> {
+    if (this.#dropping) return Promise.resolve();
     const body = Buffer.from(JSON.stringify(message), 'utf8');
     const header = `Content-Length: ${body.byteLength}\r\n\r\n`;
     const frame = Buffer.allocUnsafe(header.length + body.byteLength);
     frame.write(header, 0, 'ascii');
     body.copy(frame, header.length);
-    this.#meter?.queued(frame.length);
+    for (const meter of this.#meters) meter.queued(frame.length);
     return new Promise((resolve, reject) => {
+      const pending: PendingFrame = { bytes: frame.length, drop: resolve };
+      this.#pending.add(pending);
       this.#output.write(frame, (error) => {
-        this.#meter?.flushed(frame.length);
+        if (!this.#settle(pending)) return;
         if (error === undefined || error === null) return resolve();
         this.#errors += 1;
         this.fireError(error, message, this.#errors);
@@ -47,7 +72,29 @@ export class FrameWriter extends AbstractMessageWriter implements MessageWriter 
     });
   }
 
+  /**
+   * Gives up on the client taking the output: every frame not yet taken counts as done with
+   * (its write resolves; the stream may still hold its bytes), and later frames are not written
+   * at all. So nothing waits on a client that stopped reading. Returns what was left unsent.
+   */
+  drop(): UnsentOutput {
+    this.#dropping = true;
+    const unsent = this.unsent;
+    for (const pending of [...this.#pending]) {
+      this.#settle(pending);
+      pending.drop();
+    }
+    return unsent;
+  }
+
   end(): void {
     this.#output.end();
+  }
+
+  /** The output is done with the frame, or it was dropped: false if it already was. */
+  #settle(pending: PendingFrame): boolean {
+    if (!this.#pending.delete(pending)) return false;
+    for (const meter of this.#meters) meter.flushed(pending.bytes);
+    return true;
   }
 }

@@ -14,6 +14,11 @@ export class UnansweredRequests<Id, Held = void> {
     return this.#byId.has(id);
   }
 
+  /** The ids still owed an answer, oldest first. */
+  get ids(): Id[] {
+    return [...this.#byId.keys()];
+  }
+
   /** Request `id` was read; it holds `held` until it is answered. */
   add(id: Id, held: Held): void {
     const owed = this.#byId.get(id);
