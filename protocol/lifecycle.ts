@@ -2,9 +2,13 @@
  * Lifecycle: `initialize`, `shutdown` and the `exit` notification.
  *
  * A client sends `initialize` first and reads the server's protocol version and formats.
- * `shutdown` answers `null` and makes the daemon refuse further requests; the `exit`
- * notification (or closing the daemon's stdin) then ends the process with exit code 0 after
- * its worker pools are closed.
+ * `shutdown` answers `null` and makes the daemon refuse further requests (-32600,
+ * `data.code` `shutting_down`); the `exit` notification (or closing the daemon's stdin) then
+ * ends the process with exit code 0 after its workspaces and worker pools are closed. `exit`
+ * without `shutdown` does the same, with 0 too (not LSP's 1): so does closing stdin without it,
+ * and patchd's other codes mean patchd failed (65 unreadable input, 70 a fault in patchd).
+ * Once stdin has closed, answers the client leaves unread for 2.5 s are dropped (the daemon logs
+ * what it left unsent) and the daemon closes its workspaces and exits all the same.
  *
  * On a shared daemon (`patchd serve --socket PATH`) both concern only the sending client's
  * connection: `shutdown` refuses that client's later requests, `exit` closes its connection,

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { DaemonExitedError, FORMATS, PatchClient, RpcError } from '../../client/index.ts';
 import { fileURLToPath } from 'node:url';
+import { assertClosedInOrder } from '../helpers/closedInOrder.ts';
 import { RawDaemon } from '../helpers/rawDaemon.ts';
 import { RUNAWAY_DAEMON } from '../helpers/runawayDaemon.ts';
 import { RUNAWAY_PATCH } from '../helpers/runawayWorker.ts';
@@ -104,6 +105,46 @@ describe('lifecycle', () => {
     assert.equal(refused.error?.code, -32600);
     daemon.send({ jsonrpc: '2.0', method: 'exit' });
     assert.deepEqual(await daemon.exited, { code: 0, signal: null });
+  });
+
+  test('after shutdown, requests that would change the tree are refused InvalidRequest and write nothing; stdin closing then exits 0', async () => {
+    using tree = createTempTree({ 'a.txt': 'a\n' });
+    const daemon = new RawDaemon();
+    const { workspaceId } = (await daemon.request(1, 'workspace/open', { root: tree.root })).result as { workspaceId: string };
+    assert.equal((await daemon.request(2, 'shutdown')).result, null);
+    const refusals = [
+      await daemon.request(3, 'patch/apply', { workspaceId, patch: '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n' }),
+      await daemon.request(4, 'workspace/open', { root: tree.root }),
+      await daemon.request(5, 'file/read', { workspaceId, path: 'a.txt' }),
+    ];
+    for (const refused of refusals) {
+      assert.equal(refused.error?.code, -32600, JSON.stringify(refused));
+      assert.equal(refused.error?.data?.code, 'shutting_down');
+    }
+    daemon.child.stdin.end();
+    assert.deepEqual(await daemon.exited, { code: 0, signal: null }, daemon.stderr);
+    assert.equal(readFileSync(join(tree.root, 'a.txt'), 'utf8'), 'a\n');
+    assertClosedInOrder(tree.root, 0);
+  });
+
+  // LSP asks for exit code 1 when `exit` comes without `shutdown`. patchd keeps 0: closing stdin
+  // without `shutdown` is an ordinary end (exit 0, pinned above), and `exit` says the same thing
+  // outright; a non-zero code from patchd means patchd failed (65 unreadable input, 70 a fault),
+  // which a parent must be able to tell from its own way of saying goodbye.
+  test('exit without shutdown exits 0 after closing the workspace in order: a patch sent with it is committed whole or not at all', async () => {
+    using tree = createTempTree({ 'a.txt': 'a\n' });
+    const daemon = new RawDaemon();
+    const { workspaceId } = (await daemon.request(1, 'workspace/open', { root: tree.root })).result as { workspaceId: string };
+    daemon.write(framed([
+      { jsonrpc: '2.0', id: 2, method: 'patch/apply', params: { workspaceId, patch: '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n' } },
+      { jsonrpc: '2.0', method: 'exit' },
+    ]));
+    assert.deepEqual(await daemon.exited, { code: 0, signal: null }, daemon.stderr);
+    const content = readFileSync(join(tree.root, 'a.txt'), 'utf8');
+    assert.ok(content === 'a\n' || content === 'b\n', content);
+    assertClosedInOrder(tree.root, content === 'b\n' ? 1 : 0);
+    const receipt = daemon.frames.find((frame) => frame.id === 2)?.result as { status: string } | undefined;
+    if (receipt !== undefined) assert.equal(receipt.status === 'applied', content === 'b\n', 'an answer that came agrees with the disk');
   });
 
   test('closing stdin exits 0, also with a workspace (and its worker pool) open', async () => {
