@@ -65,18 +65,18 @@ export function serveConnection(options: ConnectionOptions): ServerConnection {
   let outputDropped = false;
   const grace = new OutputGrace(graceMs, () => {
     outputDropped = true;
-    giveUpOnClient({ writer, reader, ending, log, graceMs });
+    giveUpOnClient({ writer, reader, frames, ending, log, graceMs });
   });
   const writer = new FrameWriter(options.output, [throttle, grace]);
   const frames = new FramedStreamReader(options.input);
   const reader = guardedReader(frames, writer, log);
-  throttleInput(throttle, frames, log);
+  const ending = new SessionEnding();
+  throttleInput(throttle, frames, ending.clientGone, log);
   let brokenStream: string | undefined;
   reader.onError((error) => {
     if (error instanceof BrokenStreamError) brokenStream = error.message;
   });
   const connection = createMessageConnection(reader, reportingAnswers(writer, reader), rpcLogger(log));
-  const ending = new SessionEnding();
   const output = sessionOutput(connection, writer, ending.inputEnded, log);
   const handlers = new PatchdHandlers({ registry: options.registry, sessionId: randomUUID(), log, output });
   const inFlight = new Set<Promise<unknown>>();
@@ -85,10 +85,8 @@ export function serveConnection(options: ConnectionOptions): ServerConnection {
   connection.onError(([error]) => {
     if (!(error instanceof BrokenStreamError)) log.warn('connection error', describeError(error));
   });
-  reader.onClose(() => {
-    ending.endInput();
-    grace.inputEnded();
-  });
+  frames.onInputEnd(() => grace.inputEnded());
+  reader.onClose(() => ending.endInput());
   writer.onClose(() => ending.loseClient());
   writer.onError(() => ending.loseClient());
   const closed = sessionOver(ending, reader, inFlight)
@@ -106,6 +104,7 @@ export function serveConnection(options: ConnectionOptions): ServerConnection {
 interface GivingUp {
   readonly writer: FrameWriter;
   readonly reader: FrameGuardReader;
+  readonly frames: FramedStreamReader;
   readonly ending: SessionEnding;
   readonly log: Logger;
   readonly graceMs: number;
@@ -119,12 +118,14 @@ const NAMED_UNANSWERED = 20;
  * is dropped (so nothing waits on it any more), said in one warning, and the session ends as if
  * the client were gone: what still runs is cancelled, then its workspaces are released in order.
  */
-function giveUpOnClient({ writer, reader, ending, log, graceMs }: GivingUp): void {
+function giveUpOnClient({ writer, reader, frames, ending, log, graceMs }: GivingUp): void {
   const unanswered = reader.unanswered;
   ending.loseClient();
   const unsent = writer.drop();
   log.warn('output left unsent: the client closed its input and took none of its output for the grace period', {
     graceMs, ...unsent, unansweredRequests: unanswered.length, unansweredIds: unanswered.slice(0, NAMED_UNANSWERED),
+    // Requests read ahead while its input was paused, never run.
+    inputBytesNotRun: frames.bufferedBytes,
   });
 }
 
@@ -248,9 +249,13 @@ function guardedReader(frames: FramedStreamReader, writer: MessageWriter, log: L
   return new FrameGuardReader(frames, { send, log });
 }
 
-/** While the client leaves too much output unread, its input is not read either (see `outputThrottle.ts`). */
-function throttleInput(throttle: OutputThrottle, frames: FramedStreamReader, log: Logger): void {
+/**
+ * While the client leaves too much output unread, its input is not read either (see
+ * `outputThrottle.ts`); once the client is gone (its output dropped, see `giveUpOnClient`), never again.
+ */
+function throttleInput(throttle: OutputThrottle, frames: FramedStreamReader, clientGone: AbortSignal, log: Logger): void {
   throttle.onChange((over) => {
+    if (!over && clientGone.aborted) return;
     log.debug(over ? 'output backlog over the limit: reading paused' : 'output backlog taken: reading resumed', { unsentBytes: throttle.unsentBytes });
     if (over) frames.pause();
     else frames.resume();

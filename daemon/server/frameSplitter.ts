@@ -48,6 +48,11 @@ export class FrameSplitter {
     return body;
   }
 
+  /** Bytes appended and not yet taken as frames. */
+  get bufferedBytes(): number {
+    return this.#buffered;
+  }
+
   /** Whether a frame has begun and not ended (input ending now would cut it). */
   get midFrame(): boolean {
     return this.#buffered > 0 || this.#bodyLength !== undefined;

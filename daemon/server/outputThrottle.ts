@@ -3,7 +3,8 @@
  * (a stuck or hostile client, a paused socket) must cost the daemon a bounded amount of memory:
  * twenty small `file/read` requests of a 4 MiB file are 80 MiB of answers. So the output a
  * connection has written but the client has not taken yet is metered; while it is over the
- * limit the connection reads no more input and starts no more requests, and it goes on once the
+ * limit the connection takes no more requests from its input (reading at most
+ * `READ_AHEAD_BYTES` ahead, see `streamReader.ts`) and starts none, and it goes on once the
  * client has taken half of it. Requests already running finish (their answers wait with the
  * rest), and at most `maxRunningRequests` run at once, so a burst of requests read before any
  * answer was written cannot all start either. A client that reads as it goes never meets

@@ -4,10 +4,20 @@
  * the body, takes a negative Content-Length as a length, and buffers an endless header or a
  * giant body without bound: the daemon then never answers again. Here a stream that cannot be
  * split into frames stops: the reader fires a `BrokenStreamError`, then closes, and reads no more.
- * `pause` stops reading (the stream, and frames already split), `resume` goes on where it was.
+ * `pause` stops delivering frames, `resume` goes on where it was. While paused, the stream is
+ * still read up to `READ_AHEAD_BYTES` ahead, and no further: so that its end is seen (`onInputEnd`).
  */
-import { AbstractMessageReader, Disposable, type DataCallback, type Message } from 'vscode-jsonrpc';
+import { AbstractMessageReader, Disposable, Emitter, type DataCallback, type Event, type Message } from 'vscode-jsonrpc';
 import { BrokenStreamError, FrameSplitter } from './frameSplitter.ts';
+
+/**
+ * How far a paused reader reads ahead. A client whose input is paused (it leaves too much output
+ * unread, see `outputThrottle.ts`) and which then closes it must be seen to have closed it: a
+ * paused stream is not read, and its end would only be seen once the client read again, never if
+ * it does not (see `outputGrace.ts`). 1 MiB: hundreds of ordinary requests, small beside the
+ * output a paused connection holds.
+ */
+export const READ_AHEAD_BYTES = 1024 * 1024;
 
 /** A frame whose body is not JSON: it gets -32700 and the stream goes on. */
 export class UnreadableBodyError extends Error {
@@ -21,6 +31,8 @@ export class FramedStreamReader extends AbstractMessageReader {
   #paused = false;
   /** The input ended while paused: frames still buffered are delivered on resume, then it closes. */
   #endWhenResumed = false;
+  #inputEnded = false;
+  readonly #inputEnd = new Emitter<void>();
   #callback: DataCallback | undefined;
   #stopListening: () => void = () => {};
 
@@ -45,11 +57,24 @@ export class FramedStreamReader extends AbstractMessageReader {
     });
   }
 
-  /** Stops reading: no frame is delivered, and no byte read, until `resume`. */
+  /**
+   * Fires once no more input will be read: the stream ended (while paused, before the frames
+   * read ahead are delivered: the reader closes after them) or broke.
+   */
+  get onInputEnd(): Event<void> {
+    return this.#inputEnd.event;
+  }
+
+  /** Bytes read and not yet delivered as frames. */
+  get bufferedBytes(): number {
+    return this.#splitter.bufferedBytes;
+  }
+
+  /** Stops delivering frames until `resume`; the stream is read no more than `READ_AHEAD_BYTES` ahead. */
   pause(): void {
     if (this.#closed || this.#paused) return;
     this.#paused = true;
-    this.#input.pause();
+    this.#holdIfReadAhead();
   }
 
   resume(): void {
@@ -65,7 +90,12 @@ export class FramedStreamReader extends AbstractMessageReader {
   #read(chunk: Buffer, callback: DataCallback): void {
     if (this.#closed) return;
     this.#splitter.append(chunk);
-    this.#deliverBuffered(callback);
+    if (this.#paused) this.#holdIfReadAhead();
+    else this.#deliverBuffered(callback);
+  }
+
+  #holdIfReadAhead(): void {
+    if (this.#splitter.bufferedBytes >= READ_AHEAD_BYTES) this.#input.pause();
   }
 
   #deliverBuffered(callback: DataCallback): void {
@@ -94,6 +124,7 @@ export class FramedStreamReader extends AbstractMessageReader {
 
   #end(): void {
     if (this.#closed) return;
+    this.#noMoreInput();
     if (this.#paused) {
       this.#endWhenResumed = true;
       return;
@@ -112,6 +143,13 @@ export class FramedStreamReader extends AbstractMessageReader {
   #close(): void {
     this.#closed = true;
     this.#stopListening();
+    this.#noMoreInput();
     this.fireClose();
+  }
+
+  #noMoreInput(): void {
+    if (this.#inputEnded) return;
+    this.#inputEnded = true;
+    this.#inputEnd.fire();
   }
 }

@@ -124,6 +124,28 @@ test('stdin closed, stdout never read, a patch whose receipts fill the pipe: bot
   assert.equal(tree.text('a.txt'), 'a\n');
 });
 
+test('stdin closed after the daemon stopped reading it (16 MiB of answers unread): its end is still seen, what came after is not run, exit 0', { timeout: HANG_GUARD_MS * 2 }, async () => {
+  using tree = createTempTree({ 'big.txt': QUARTER_MIB.repeat(4) });
+  const { daemon, workspaceId } = await stalledDaemon(tree.root, { PATCHD_LOG_LEVEL: 'debug' });
+  await using _daemon = daemon;
+  const read = (id: number): Buffer => frame({ jsonrpc: '2.0', id, method: 'file/read', params: { workspaceId, path: 'big.txt' } });
+  daemon.write(Buffer.concat(Array.from({ length: 20 }, (_, index) => read(10 + index))));
+  while (!daemon.stderr.includes('"msg":"output backlog over the limit: reading paused"')) await new Promise((resolve) => daemon.child.stderr.once('data', resolve));
+  const late = [100, 101, 102, 103, 104];
+  daemon.child.stdin.end(Buffer.concat(late.map(read)));
+
+  assert.deepEqual(await exitOf(daemon.child), { code: 0, signal: null }, daemon.stderr);
+  const log = logLines(daemon.stderr);
+  const warning = log.find((line) => line.msg === UNSENT_WARNING);
+  assert.ok(warning !== undefined, daemon.stderr);
+  assert.ok((warning.inputBytesNotRun as number) >= late.length * read(0).length, `${String(warning.inputBytesNotRun)} bytes read ahead, not run`);
+  assert.ok((warning.unansweredIds as string[]).every((id) => Number(id) < 100), 'the requests sent after the pause were never taken');
+  assert.ok(readsRun(daemon.stderr) <= 20);
+  assertClosedInOrder(tree.root, 0);
+  daemon.child.stdout.resume();
+  await daemon.exited;
+});
+
 test('exit sent with answers still unread: the workspace is closed, then the daemon warns what it left unsent and exits 0', { timeout: HANG_GUARD_MS * 2 }, async () => {
   using tree = createTempTree({ 'big.txt': QUARTER_MIB });
   const { daemon, workspaceId } = await stalledDaemon(tree.root, { PATCHD_LOG_LEVEL: 'debug' });

@@ -1,7 +1,8 @@
 /**
  * Backpressure over an in-memory wire, with small limits: a client that stops reading gets only
- * a bounded number of its requests run and its input goes unread until it reads again — then
- * every request is answered; a client that reads as it goes is never stalled by it.
+ * a bounded number of its requests run and its input is read no more than `READ_AHEAD_BYTES`
+ * ahead (none of it run) until it reads again — then every request is answered; a client that
+ * reads as it goes is never stalled by it.
  */
 import assert from 'node:assert/strict';
 import { PassThrough, Writable } from 'node:stream';
@@ -11,6 +12,7 @@ import { createRegistry } from '../../daemon/cli/runtime.ts';
 import { serveConnection } from '../../daemon/server/connection.ts';
 import { createLogger } from '../../daemon/server/logger.ts';
 import type { OutputLimits } from '../../daemon/server/outputThrottle.ts';
+import { READ_AHEAD_BYTES } from '../../daemon/server/streamReader.ts';
 import { FrameReader, type JsonRpcFrame } from '../helpers/frames.ts';
 import { TEST_STATE_ROOT } from '../helpers/testState.ts';
 import { createTempTree } from '../helpers/tempTree.ts';
@@ -61,7 +63,7 @@ const frame = (message: object): Buffer => {
   return Buffer.concat([Buffer.from(`Content-Length: ${body.length}\r\n\r\n`, 'ascii'), body]);
 };
 
-test('a client that stops reading: a bounded number of its requests run, its input is paused; once it reads, every request is answered', async () => {
+test('a client that stops reading: a bounded number of its requests run, its input is read a bounded way ahead and not run; once it reads, every request is answered', async () => {
   const limits: OutputLimits = { maxUnsentBytes: 4096, maxRunningRequests: 4 };
   const { log: recording, count } = recordingLog();
   const input = new PassThrough();
@@ -78,13 +80,24 @@ test('a client that stops reading: a bounded number of its requests run, its inp
   const bound = Math.ceil(limits.maxUnsentBytes / answerBytes) + limits.maxRunningRequests;
   assert.ok(ran <= bound, `${ran} requests ran while the client did not read (bound ${bound})`);
   assert.ok(ran > 0);
-  assert.equal(input.isPaused(), true, 'its input is not read');
+
+  // Requests written while it is paused, twice as many bytes as the read-ahead (JSON may end in blanks).
+  const padded = (id: number): Buffer => {
+    const body = Buffer.from(`${JSON.stringify({ jsonrpc: '2.0', id, method: 'initialize', params: {} })}${' '.repeat(64 * 1024)}`, 'utf8');
+    return Buffer.concat([Buffer.from(`Content-Length: ${body.length}\r\n\r\n`, 'ascii'), body]);
+  };
+  const LATE = Math.ceil((2 * READ_AHEAD_BYTES) / padded(0).length);
+  for (let index = 0; index < LATE; index += 1) input.write(padded(REQUESTS + index));
+  for (let turn = 0; turn < 200; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(count('initialize'), ran, 'nothing read while paused is run');
+  assert.equal(input.isPaused(), true, 'reading stopped once it had read ahead its bound');
+  assert.ok(input.readableLength + input.writableLength > 0, 'the rest is left unread');
 
   output.startReading();
-  await output.waitForFrames(REQUESTS);
-  assert.deepEqual(output.frames.map((reply) => reply.id).sort((a, b) => Number(a) - Number(b)), Array.from({ length: REQUESTS }, (_, index) => index));
+  await output.waitForFrames(REQUESTS + LATE);
+  assert.deepEqual(output.frames.map((reply) => reply.id).sort((a, b) => Number(a) - Number(b)), Array.from({ length: REQUESTS + LATE }, (_, index) => index));
   assert.ok(output.frames.every((reply) => reply.result !== undefined));
-  assert.equal(count('initialize'), REQUESTS);
+  assert.equal(count('initialize'), REQUESTS + LATE);
   input.end();
   await connection.closed;
 });
