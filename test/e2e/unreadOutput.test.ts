@@ -14,6 +14,7 @@ import { readdirSync } from 'node:fs';
 import net from 'node:net';
 import { test } from 'node:test';
 import { PatchClient } from '../../client/index.ts';
+import { OUTPUT_LIMITS } from '../../daemon/server/outputThrottle.ts';
 import { assertClosedInOrder } from '../helpers/closedInOrder.ts';
 import { RawDaemon } from '../helpers/rawDaemon.ts';
 import { SocketDaemon } from '../helpers/socketDaemon.ts';
@@ -21,7 +22,8 @@ import { createTempTree } from '../helpers/tempTree.ts';
 
 /** Far beyond the grace period and any slow machine; only a daemon that never stops reaches it. */
 const HANG_GUARD_MS = 60_000;
-const QUARTER_MIB = `${'x'.repeat(1023)}\n`.repeat(256);
+/** 1 MiB: far more than a pipe or a socket, and the reader's paused stream, hold between them, so no answer of it gets through whole. */
+const BIG = `${'x'.repeat(1023)}\n`.repeat(1024);
 const UNSENT_WARNING = 'output left unsent: the client closed its input and took none of its output for the grace period';
 
 interface LogLine {
@@ -51,18 +53,17 @@ function exitOf(child: ChildProcess): Promise<{ code: number | null; signal: Nod
 /** `file/read` requests the daemon has run, from its debug log (logged as each answer is handed to the output). */
 const readsRun = (stderr: string): number => stderr.split('"msg":"request","method":"file/read"').length - 1;
 
-/** Opens a workspace on `root`, then stops reading the daemon's stdout. */
-async function stalledDaemon(root: string, env: NodeJS.ProcessEnv = {}): Promise<{ daemon: RawDaemon; workspaceId: string }> {
-  const daemon = new RawDaemon(env);
+/** Opens a workspace on `root`, then stops reading the daemon's stdout; returns the workspace id. */
+async function openThenStopReading(daemon: RawDaemon, root: string): Promise<string> {
   const opened = await daemon.request(1, 'workspace/open', { root });
   daemon.child.stdout.pause();
-  return { daemon, workspaceId: (opened.result as { workspaceId: string }).workspaceId };
+  return (opened.result as { workspaceId: string }).workspaceId;
 }
 
 test('stdin closed, stdout never read, file/read answers larger than the pipe: the daemon warns what it left unsent and exits 0', { timeout: HANG_GUARD_MS * 2 }, async () => {
-  using tree = createTempTree({ 'big.txt': QUARTER_MIB });
-  const { daemon, workspaceId } = await stalledDaemon(tree.root);
-  await using _daemon = daemon;
+  using tree = createTempTree({ 'big.txt': BIG });
+  await using daemon = new RawDaemon();
+  const workspaceId = await openThenStopReading(daemon, tree.root);
   const ids = [10, 11, 12, 13];
   daemon.child.stdin.end(Buffer.concat(ids.map((id) => frame({ jsonrpc: '2.0', id, method: 'file/read', params: { workspaceId, path: 'big.txt' } }))));
 
@@ -72,11 +73,10 @@ test('stdin closed, stdout never read, file/read answers larger than the pipe: t
   assert.ok(warning >= 0, daemon.stderr);
   const { level, unansweredIds, unansweredRequests, unsentFrames, unsentBytes } = log[warning]!;
   assert.equal(level, 'warn');
-  // Each answer is over 256 KiB, the pipe holds 64 KiB: none got through whole.
   assert.deepEqual(unansweredIds, ids.map(String));
   assert.equal(unansweredRequests, ids.length);
   assert.equal(unsentFrames, ids.length);
-  assert.ok(typeof unsentBytes === 'number' && unsentBytes > 3 * QUARTER_MIB.length, `${String(unsentBytes)} bytes unsent`);
+  assert.ok(typeof unsentBytes === 'number' && unsentBytes > (ids.length - 1) * BIG.length, `${String(unsentBytes)} bytes unsent`);
   const stopping = log.findIndex((line) => line.msg === 'stopping');
   assert.ok(stopping > warning, 'it stops after giving up on the output');
   assert.equal(log[stopping]!.reason, 'input closed');
@@ -90,8 +90,8 @@ test('stdin closed, stdout never read, file/read answers larger than the pipe: t
 
 test('stdin closed, stdout never read, a patch whose receipts fill the pipe: both patches are committed and durable, the workspace closes in order, exit 0', { timeout: HANG_GUARD_MS * 2 }, async () => {
   using tree = createTempTree({ 'a.txt': 'a\n' });
-  const { daemon, workspaceId } = await stalledDaemon(tree.root);
-  await using _daemon = daemon;
+  await using daemon = new RawDaemon();
+  const workspaceId = await openThenStopReading(daemon, tree.root);
   const created = Array.from({ length: 200 }, (_, index) => `new${index}.txt`);
   const content = 'y'.repeat(2000);
   // Its 200 file receipts ($/progress, about 2 KiB each) are several pipes' worth, streamed before its answer.
@@ -124,12 +124,14 @@ test('stdin closed, stdout never read, a patch whose receipts fill the pipe: bot
   assert.equal(tree.text('a.txt'), 'a\n');
 });
 
-test('stdin closed after the daemon stopped reading it (16 MiB of answers unread): its end is still seen, what came after is not run, exit 0', { timeout: HANG_GUARD_MS * 2 }, async () => {
-  using tree = createTempTree({ 'big.txt': QUARTER_MIB.repeat(4) });
-  const { daemon, workspaceId } = await stalledDaemon(tree.root, { PATCHD_LOG_LEVEL: 'debug' });
-  await using _daemon = daemon;
+test('stdin closed after the daemon stopped taking requests (16 MiB of answers unread): its end is still seen, what came after is not run, exit 0', { timeout: HANG_GUARD_MS * 2 }, async () => {
+  using tree = createTempTree({ 'big.txt': BIG });
+  await using daemon = new RawDaemon({ PATCHD_LOG_LEVEL: 'debug' });
+  const workspaceId = await openThenStopReading(daemon, tree.root);
   const read = (id: number): Buffer => frame({ jsonrpc: '2.0', id, method: 'file/read', params: { workspaceId, path: 'big.txt' } });
-  daemon.write(Buffer.concat(Array.from({ length: 20 }, (_, index) => read(10 + index))));
+  // Enough answers to go over the output limit.
+  const reads = OUTPUT_LIMITS.maxUnsentBytes / BIG.length + 4;
+  daemon.write(Buffer.concat(Array.from({ length: reads }, (_, index) => read(10 + index))));
   while (!daemon.stderr.includes('"msg":"output backlog over the limit: reading paused"')) await new Promise((resolve) => daemon.child.stderr.once('data', resolve));
   const late = [100, 101, 102, 103, 104];
   daemon.child.stdin.end(Buffer.concat(late.map(read)));
@@ -140,16 +142,14 @@ test('stdin closed after the daemon stopped reading it (16 MiB of answers unread
   assert.ok(warning !== undefined, daemon.stderr);
   assert.ok((warning.inputBytesNotRun as number) >= late.length * read(0).length, `${String(warning.inputBytesNotRun)} bytes read ahead, not run`);
   assert.ok((warning.unansweredIds as string[]).every((id) => Number(id) < 100), 'the requests sent after the pause were never taken');
-  assert.ok(readsRun(daemon.stderr) <= 20);
+  assert.ok(readsRun(daemon.stderr) <= reads);
   assertClosedInOrder(tree.root, 0);
-  daemon.child.stdout.resume();
-  await daemon.exited;
 });
 
 test('exit sent with answers still unread: the workspace is closed, then the daemon warns what it left unsent and exits 0', { timeout: HANG_GUARD_MS * 2 }, async () => {
-  using tree = createTempTree({ 'big.txt': QUARTER_MIB });
-  const { daemon, workspaceId } = await stalledDaemon(tree.root, { PATCHD_LOG_LEVEL: 'debug' });
-  await using _daemon = daemon;
+  using tree = createTempTree({ 'big.txt': BIG });
+  await using daemon = new RawDaemon({ PATCHD_LOG_LEVEL: 'debug' });
+  const workspaceId = await openThenStopReading(daemon, tree.root);
   const ids = [10, 11, 12, 13];
   for (const id of ids) daemon.send({ jsonrpc: '2.0', id, method: 'file/read', params: { workspaceId, path: 'big.txt' } });
   while (readsRun(daemon.stderr) < ids.length) await new Promise((resolve) => daemon.child.stderr.once('data', resolve));
@@ -163,13 +163,10 @@ test('exit sent with answers still unread: the workspace is closed, then the dae
   assert.ok(warning > stopping, daemon.stderr);
   assert.equal(log[warning]!.unsentFrames, ids.length);
   assertClosedInOrder(tree.root, 0);
-  daemon.child.stdout.resume();
-  await daemon.exited;
 });
 
 test('on the shared socket: a client that ends its side with answers still unread is dropped after the grace; the daemon serves on', { timeout: HANG_GUARD_MS * 2 }, async () => {
-  // Each answer is larger than what the socket and the client's paused stream take together.
-  using tree = createTempTree({ 'big.txt': QUARTER_MIB.repeat(4), 'a.txt': 'a\n' });
+  using tree = createTempTree({ 'big.txt': BIG, 'a.txt': 'a\n' });
   await using daemon = await SocketDaemon.start({ env: { PATCHD_LOG_LEVEL: 'debug' } });
   const bystander = await daemon.connect();
   const workspace = await bystander.openWorkspace(tree.root);

@@ -28,9 +28,10 @@ export class RawDaemon implements AsyncDisposable {
     this.child.stdin.on('error', () => {});
   }
 
-  /** Kills the daemon if it still runs (a failed test must not leave it holding the test process open). */
+  /** Kills the daemon if it still runs (a failed test must not leave it holding the test process open), and reads what is left of its stdout (a test may have paused it), so that it closes. */
   async [Symbol.asyncDispose](): Promise<void> {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+    this.child.stdout.resume();
     await this.exited;
   }
 
