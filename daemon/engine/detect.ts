@@ -28,8 +28,12 @@ export function runsPatchCommand(line: string): boolean {
  * in a sentence ("fix the cd builtin") is prose: a commit message may say it.
  */
 export const DIRECTORY_COMMAND = /(?:^\s*|(?:^|\s)\$\s*|[;&|({]\s*|(?:\s-[A-Za-z]*c|\beval)\s+['"]\s*)(?:cd|pushd)(?=$|[\s;&|)'"])/;
-/** A `cd` or `pushd` opening a quoted or inline-code span, its quote captured: the command a sentence names. */
-export const DIRECTORY_MENTION = /([`'"])\s*(?:cd|pushd)(?=$|[\s;&|)`'"])/g;
+/**
+ * A `cd` or `pushd` opening a quoted or inline-code span, its quote captured: the command a
+ * sentence names. A quote right after a letter or digit closes a span or is an apostrophe ("the
+ * users' cd command"): it opens nothing.
+ */
+export const DIRECTORY_MENTION = /(?<!\w)([`'"])\s*(?:cd|pushd)(?=$|[\s;&|)`'"])/g;
 /**
  * The text dialect of a patch: the first line that tells decides — the `*** Begin Patch` envelope
  * (or a bare `apply_patch <<EOF` wrapper, which the envelope parser accepts itself), a

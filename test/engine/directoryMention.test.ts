@@ -118,6 +118,15 @@ test('"I\'ll cd into sub" is a sentence: the envelope applies at the root, as it
   assert.equal(result.value.pathProbe, undefined);
 });
 
+test('an apostrophe ending a word is not a quote opening a cd: "the users\' cd command" names no directory', () => {
+  for (const prose of ["Fix the users' cd command:", "Update the shell's cd builtin.", 'Quote it as in "she said" cd later.']) {
+    const result = parsePatch({ patch: `${prose}\n${ADD_ONLY}\n`, probe: true });
+    assert.ok(result.ok, prose);
+    assert.equal(result.value.mentionedDirectory, undefined, prose);
+    assert.equal(result.value.pathProbe, undefined, prose);
+  }
+});
+
 test('text after the patch is not read for a cd', () => {
   const result = parsePatch({ patch: `${DIFF}\n\nThen run \`cd build && make\`.\n` });
   assert.ok(result.ok && result.value.mentionedDirectory === undefined);
