@@ -6,7 +6,7 @@
 import { chmodSync } from 'node:fs';
 import { lstat, unlink } from 'node:fs/promises';
 import net from 'node:net';
-import { hasErrorCode } from '../workspace/ioErrors.ts';
+import { hasErrorCode, ifPresent } from '../workspace/ioErrors.ts';
 
 /** The socket path cannot be used: a daemon listens there already, or it is not a socket. */
 export class SocketInUseError extends Error {
@@ -34,16 +34,11 @@ export async function listenOnSocket(path: string, onConnection: (socket: net.So
 }
 
 async function clearStaleSocket(path: string): Promise<void> {
-  const stats = await lstat(path).catch((error: unknown) => {
-    if (hasErrorCode(error, 'ENOENT')) return undefined;
-    throw error;
-  });
+  const stats = await ifPresent(lstat(path));
   if (stats === undefined) return;
   if (!stats.isSocket()) throw new SocketInUseError(`${path} exists and is not a socket; refusing to replace it.`);
   if (await answers(path)) throw new SocketInUseError(`a patchd daemon is already listening on ${path}; connect to it instead.`);
-  await unlink(path).catch((error: unknown) => {
-    if (!hasErrorCode(error, 'ENOENT')) throw error;
-  });
+  await ifPresent(unlink(path));
 }
 
 /** Whether something accepts connections on the socket (a stale one refuses them). */
