@@ -6,7 +6,6 @@
  */
 import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { test } from 'node:test';
 import { OUTPUT_LIMITS } from '../../daemon/server/outputThrottle.ts';
 import { FrameReader, type JsonRpcFrame } from '../helpers/frames.ts';
@@ -43,9 +42,7 @@ test('on the shared socket: a client that stops reading is paused after a bounde
   const bystander = await daemon.connect();
   const workspace = await bystander.openWorkspace(tree.root);
 
-  const stalled = net.connect(daemon.socket);
-  await new Promise((resolve) => stalled.once('connect', resolve));
-  stalled.pause();
+  const stalled = await daemon.connectUnread();
   stalled.write(reads(workspace.id));
   await daemon.logged((line) => line.includes(PAUSED));
   // Round trips of another client: the daemon's loop turns, and would run more of the stalled client's reads if it were going to.

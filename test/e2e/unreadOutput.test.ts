@@ -11,7 +11,6 @@ import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import net from 'node:net';
 import { test } from 'node:test';
 import { PatchClient } from '../../client/index.ts';
 import { OUTPUT_LIMITS } from '../../daemon/server/outputThrottle.ts';
@@ -171,9 +170,7 @@ test('on the shared socket: a client that ends its side with answers still unrea
   const bystander = await daemon.connect();
   const workspace = await bystander.openWorkspace(tree.root);
 
-  const stalled = net.connect(daemon.socket);
-  await new Promise((resolve) => stalled.once('connect', resolve));
-  stalled.pause();
+  const stalled = await daemon.connectUnread();
   const dropped = new Promise((resolve) => stalled.once('close', resolve));
   const ids = [20, 21, 22, 23];
   stalled.write(Buffer.concat(ids.map((id) => frame({ jsonrpc: '2.0', id, method: 'file/read', params: { workspaceId: workspace.id, path: 'big.txt' } }))));

@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PatchClient, type ConnectOptions } from '../../client/index.ts';
@@ -44,6 +45,14 @@ export class SocketDaemon implements AsyncDisposable {
     const client = await PatchClient.connect({ socket: this.socket, ...options });
     this.#clients.add(client);
     return client;
+  }
+
+  /** A raw connection to this daemon that reads nothing (paused once connected): a client that leaves its answers unread. */
+  async connectUnread(): Promise<net.Socket> {
+    const socket = net.connect(this.socket);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.pause();
+    return socket;
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
