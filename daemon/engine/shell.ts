@@ -9,11 +9,11 @@
  * Models that learned to patch through a shell send this; like Codex, patchd intercepts these
  * forms and governs them as a patch, read as the tool would read it (shellCommand.ts has the
  * command line). As in bash, the heredoc ends at the first line that is exactly the delimiter
- * (`<<-`: once its leading tabs are gone); ` EOF` is a body line. apply_patch takes an envelope
- * or a unified diff, `git apply` and `patch` a unified diff, stripped as the command says: `-p<n>`
- * (`patch` needs one), or for `git apply` without it git's own level, which must agree with how
- * patchd reads the names, else the command is refused rather than one of the two guessed. Every
- * path is taken relative to the directory the command runs in, which must stay inside the
+ * (`<<-` strips leading tabs from it and from every body line); ` EOF` is a body line. apply_patch
+ * takes an envelope or a unified diff, `git apply` and `patch` a unified diff, stripped as the
+ * command says: `-p<n>` (`patch` needs one), or for `git apply` without it git's own level, which
+ * must agree with how patchd reads the names, else the command is refused rather than one of the
+ * two guessed. Every path is taken relative to the directory the command runs in, which must stay inside the
  * workspace (absolute and `~` directories are `path_escape`: the engine never sees the root) and
  * must be a directory there (`workingDirectory`: a shell stops at a failed `cd`, git and patch at
  * a missing `-C` or `-d` directory, so the plan is `not_found`). `git apply` run in a directory
@@ -30,6 +30,7 @@
 import { isBlank, quoteLine } from './chunks.ts';
 import { DIRECTORY_COMMAND, runsPatchCommand, isPatchLine } from './detect.ts';
 import { engineError } from './errors.ts';
+import { heredocBody, heredocEnd } from './heredoc.ts';
 import { parseShellBody } from './shellBody.ts';
 import { readPatchCommand, unsupported, type PatchCommand } from './shellCommand.ts';
 import { fail, ok, type Diagnostic, type ParsedPatch, type Result } from './types.ts';
@@ -38,6 +39,7 @@ import { FENCE } from './unifiedLines.ts';
 
 interface Command {
   readonly command: PatchCommand;
+  /** The heredoc's lines as the command reads them. */
   readonly body: readonly string[];
   /** Non-blank lines before the command and after its heredoc (prose, fences): ignored. */
   readonly around: { readonly before: number; readonly after: number };
@@ -75,16 +77,16 @@ function readCommand(lines: readonly string[]): Result<Command> {
   const first = start.value;
   const command = readPatchCommand(lines[first]!);
   if (!command.ok) return command;
-  const { delimiter, stripTabs } = command.value;
-  const end = heredocEnd(lines, first, delimiter, stripTabs);
+  const { heredoc } = command.value;
+  const end = heredocEnd(lines, first, heredoc);
   if (end === -1) {
-    return fail(engineError('parse_error', `The heredoc opened on line ${first + 1} is never closed by a line that is exactly ${delimiter}: the command may be truncated. Resend it whole.`));
+    return fail(engineError('parse_error', `The heredoc opened on line ${first + 1} is never closed by a line that is exactly ${heredoc.delimiter}: the command may be truncated. Resend it whole.`));
   }
   const fenced = lines.slice(0, first).filter((line) => FENCE.test(line)).length % 2 === 1;
   const after = readAfter(lines, end + 1, fenced);
   if (!after.ok) return after;
   const before = lines.slice(0, first).filter((line) => !isBlank(line)).length;
-  return ok({ command: command.value, body: lines.slice(first + 1, end), around: { before, after: after.value } });
+  return ok({ command: command.value, body: heredocBody(lines, { start: first + 1, end }, heredoc), around: { before, after: after.value } });
 }
 
 /**
@@ -101,15 +103,6 @@ function findCommand(lines: readonly string[]): Result<number> {
   }
   const first = lines.find((line) => !isBlank(line));
   return fail(first === undefined ? engineError('parse_error', 'The command is empty.') : unsupported(first, 'no apply_patch, git apply or patch command reads a heredoc here'));
-}
-
-/** Bash ends a heredoc only at a line that is exactly the delimiter (`<<-`: after leading tabs); a CR left from CRLF text is a line ending. */
-function heredocEnd(lines: readonly string[], first: number, delimiter: string, stripTabs: boolean): number {
-  return lines.findIndex((line, index) => {
-    if (index <= first) return false;
-    const text = stripTabs ? line.replace(/^\t+/, '') : line;
-    return text === delimiter || text === `${delimiter}\r`;
-  });
 }
 
 /**

@@ -14,6 +14,7 @@
  */
 import { quoteLine } from './chunks.ts';
 import { engineError, type EngineError } from './errors.ts';
+import type { Heredoc } from './heredoc.ts';
 import { fail, ok, type Result } from './types.ts';
 
 export type PatchTool = 'apply_patch' | 'git apply' | 'patch';
@@ -26,15 +27,13 @@ export interface PatchCommand {
   readonly root: string;
   /** `-p<n>`, when given. */
   readonly strip?: number | undefined;
-  readonly delimiter: string;
-  /** `<<-`: the delimiter line may be indented with tabs. */
-  readonly stripTabs: boolean;
+  readonly heredoc: Heredoc;
 }
 
 type Token =
   | { readonly kind: 'word'; readonly text: string }
   | { readonly kind: 'and' }
-  | { readonly kind: 'heredoc'; readonly delimiter: string; readonly stripTabs: boolean };
+  | { readonly kind: 'heredoc'; readonly heredoc: Heredoc };
 
 /** One run of a shell word: plain characters, or a quoted string with nothing a shell would expand. */
 const WORD_PART = /[\w./@+,:=~-]+|'[^']*'|"[^"$`\\]*"/y;
@@ -53,7 +52,7 @@ export function readPatchCommand(line: string): Result<PatchCommand> {
   const read = readTool(name, args);
   if (typeof read === 'string') return fail(unsupported(line, read));
   const directory = [commands.cd, read.directory].filter((part) => part !== '').join('/');
-  return ok({ ...read, directory, delimiter: heredoc.delimiter, stripTabs: heredoc.stripTabs });
+  return ok({ ...read, directory, heredoc: heredoc.heredoc });
 }
 
 /** The message of a refused command line; `why` says what patchd does not read in it. */
@@ -75,7 +74,7 @@ function tokenize(text: string): Token[] | undefined {
     HEREDOC.lastIndex = at;
     const heredoc = HEREDOC.exec(text);
     if (heredoc !== null) {
-      tokens.push({ kind: 'heredoc', delimiter: heredoc[3]!, stripTabs: heredoc[1] === '-' });
+      tokens.push({ kind: 'heredoc', heredoc: { delimiter: heredoc[3]!, stripTabs: heredoc[1] === '-' } });
       break;
     }
     const word = readWord(text, at);
@@ -119,7 +118,7 @@ function splitCommands(tokens: readonly Token[]): { readonly cd: string; readonl
   return { cd: cd![1]!, command: command! };
 }
 
-type ToolReading = Omit<PatchCommand, 'delimiter' | 'stripTabs'>;
+type ToolReading = Omit<PatchCommand, 'heredoc'>;
 
 /** The tool's reading of its arguments, or why patchd does not run it. */
 function readTool(name: string | undefined, args: readonly string[]): ToolReading | string {

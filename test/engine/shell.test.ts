@@ -207,6 +207,15 @@ test('the heredoc ends only at a line that is exactly the delimiter, as in bash:
   assert.equal(parsed(crlfEnd).files.length, 1, 'a CR after the delimiter is a line ending');
 });
 
+test('<<- strips the leading tabs of every body line, as bash does: only tabs, only at the start, so a line\'s own tab after +, - or space stays', () => {
+  const indented = ['*** Begin Patch', '\t*** Update File: a.txt', '\t\t@@', '\t-\tx', '\t+\ty', ' \tz', '\t*** End Patch'].map((line) => `\t${line}`);
+  const [hunk] = hunksOf(parsed(command("cd sub && apply_patch <<-'EOF'", indented, '\tEOF')).files[0]!);
+  assert.deepEqual(hunk!.lines.map((line) => `${line.kind}:${line.text}`), ['remove:\tx', 'add:\ty', 'context:\tz']);
+  const diff = ['--- a/a.txt', '+++ b/a.txt', '@@ -1 +1 @@', '-\tx', '+\ty'].map((line) => `\t${line}`);
+  assert.deepEqual(paths(parsed(command("git apply <<-'EOF'", diff))), ['a.txt']);
+  assert.equal(rejected(command("git apply <<'EOF'", diff)).code, 'parse_error', 'without the dash the tabs are the text');
+});
+
 test('cd <dir> makes the plan require <dir>: a missing directory (or a file) is not_found naming it, even for an Add', () => {
   const add = ['*** Begin Patch', '*** Add File: x.txt', '+x', '*** End Patch'];
   const patch = parsed(command("cd nope && apply_patch <<'EOF'", add));
