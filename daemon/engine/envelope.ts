@@ -5,6 +5,7 @@
 import { isBlank, limitExceeded, parseChunks, quoteLine, type ChunkSource, type ParsedChunks } from './chunks.ts';
 import { isPatchLine } from './detect.ts';
 import { engineError, type EngineError } from './errors.ts';
+import { describeExpansion, type Heredoc } from './heredoc.ts';
 import { LIMITS } from './limits.ts';
 import { normalizePatchPath, pathErrorAt } from './paths.ts';
 import { fail, ok, type Diagnostic, type FilePatch, type ParsedPatch, type Result } from './types.ts';
@@ -17,7 +18,7 @@ const MOVE_TO = /^\*\*\* Move to:(.*)$/;
 /** A context, removed or added line, or `\ No newline at end of file`. */
 const CHUNK_LINE = /^(?:[ +-]|\\ )/;
 /** `apply_patch <<'EOF'`, `<<"EOF"`, `<<EOF`: a shell heredoc the model sent literally. */
-const HEREDOC_START = /^(?:apply_patch\s+)?<<-?\s*(['"]?)([A-Za-z_]\w*)\1$/;
+const HEREDOC_START = /^(?:apply_patch\s+)?<<(-?)\s*(['"]?)([A-Za-z_]\w*)\2$/;
 
 interface Envelope {
   /** Index of the `*** Begin Patch` line. */
@@ -87,18 +88,30 @@ function patchOutside(lines: readonly string[], envelope: Envelope): EngineError
   return parseError(`${patchLine(next)} (${quoteLine(line)}) looks like a chunk line, yet comes after the *** End Patch on ${patchLine(envelope.end)}: the patch may not end there${padded}. End the patch with an unindented *** End Patch after its last chunk, with no chunk lines after it.`);
 }
 
+/** Text around the envelope is noted, unless it is a heredoc wrapper (then only what a shell would have expanded in it is). */
 function describeTextAround(lines: readonly string[], envelope: Envelope): Diagnostic[] {
-  const before = lines.slice(0, envelope.begin).filter((line) => !isBlank(line));
-  const after = lines.slice(envelope.end + 1).filter((line) => !isBlank(line));
-  if (before.length + after.length === 0 || isHeredocWrapper(before, after)) return [];
+  const before = nonBlankIndexes(lines, 0, envelope.begin);
+  const after = nonBlankIndexes(lines, envelope.end + 1, lines.length);
+  if (before.length + after.length === 0) return [];
+  if (before.length === 1 && after.length === 1) {
+    const wrapper = heredocWrapper(lines[before[0]!]!, lines[after[0]!]!);
+    if (wrapper !== undefined) return describeExpansion(lines, { start: before[0]! + 1, end: after[0]! }, wrapper);
+  }
   const message = `Ignored text around the *** Begin Patch … *** End Patch envelope: ${before.length} line(s) before it, ${after.length} after it.`;
   return [{ code: 'text_around_patch', message }];
 }
 
-function isHeredocWrapper(before: readonly string[], after: readonly string[]): boolean {
-  if (before.length !== 1 || after.length !== 1) return false;
-  const start = HEREDOC_START.exec((before[0] ?? '').trim());
-  return start !== null && (after[0] ?? '').trim() === start[2];
+function nonBlankIndexes(lines: readonly string[], from: number, to: number): number[] {
+  const indexes: number[] = [];
+  for (let index = from; index < to; index++) if (!isBlank(lines[index]!)) indexes.push(index);
+  return indexes;
+}
+
+/** The heredoc `open` starts, when `close` closes it. */
+function heredocWrapper(open: string, close: string): Heredoc | undefined {
+  const start = HEREDOC_START.exec(open.trim());
+  if (start === null || close.trim() !== start[3]) return undefined;
+  return { delimiter: start[3]!, stripTabs: start[1] === '-', quoted: start[2] !== '' };
 }
 
 function parseSections(lines: readonly string[], envelope: Envelope): Result<FilePatch[]> {

@@ -9,17 +9,18 @@
  * Models that learned to patch through a shell send this; like Codex, patchd intercepts these
  * forms and governs them as a patch, read as the tool would read it (shellCommand.ts has the
  * command line). As in bash, the heredoc ends at the first line that is exactly the delimiter
- * (`<<-` strips leading tabs from it and from every body line); ` EOF` is a body line. apply_patch
- * takes an envelope or a unified diff, `git apply` and `patch` a unified diff, stripped as the
- * command says: `-p<n>` (`patch` needs one), or for `git apply` without it git's own level, which
- * must agree with how patchd reads the names, else the command is refused rather than one of the
- * two guessed. Every path is taken relative to the directory the command runs in, which must stay inside the
- * workspace (absolute and `~` directories are `path_escape`: the engine never sees the root) and
- * must be a directory there (`workingDirectory`: a shell stops at a failed `cd`, git and patch at
- * a missing `-C` or `-d` directory, so the plan is `not_found`). `git apply` run in a directory
- * reads `diff --git` paths from the top of the repository, and skips files outside the directory,
- * but from that directory when there is no repository: the engine cannot tell which, so that is
- * refused.
+ * (`<<-` strips leading tabs from it and from every body line); ` EOF` is a body line. The body of
+ * an unquoted delimiter is taken as written, not expanded as a shell would, and that is noted
+ * (heredoc.ts). apply_patch takes an envelope or a unified diff, `git apply` and `patch` a
+ * unified diff, stripped as the command says: `-p<n>` (`patch` needs one), or for `git apply`
+ * without it git's own level, which must agree with how patchd reads the names, else the command
+ * is refused rather than one of the two guessed. Every path is taken relative to the directory
+ * the command runs in, which must stay inside the workspace (absolute and `~` directories are
+ * `path_escape`: the engine never sees the root) and must be a directory there
+ * (`workingDirectory`: a shell stops at a failed `cd`, git and patch at a missing `-C` or `-d`
+ * directory, so the plan is `not_found`). `git apply` run in a directory reads `diff --git` paths
+ * from the top of the repository, and skips files outside the directory, but from that directory
+ * when there is no repository: the engine cannot tell which, so that is refused.
  *
  * Prose may come before the command, and the command may stand in a code fence; that text is
  * ignored and reported. Anything else — a `cd` before it that a shell would run (on its own line,
@@ -30,7 +31,7 @@
 import { isBlank, quoteLine } from './chunks.ts';
 import { DIRECTORY_COMMAND, runsPatchCommand, isPatchLine } from './detect.ts';
 import { engineError } from './errors.ts';
-import { heredocBody, heredocEnd } from './heredoc.ts';
+import { describeExpansion, heredocBody, heredocEnd, type HeredocSpan } from './heredoc.ts';
 import { parseShellBody } from './shellBody.ts';
 import { readPatchCommand, unsupported, type PatchCommand } from './shellCommand.ts';
 import { fail, ok, type Diagnostic, type ParsedPatch, type Result } from './types.ts';
@@ -39,8 +40,9 @@ import { FENCE } from './unifiedLines.ts';
 
 interface Command {
   readonly command: PatchCommand;
-  /** The heredoc's lines as the command reads them. */
+  /** The heredoc's lines as the command reads them, and where they stand in the text. */
   readonly body: readonly string[];
+  readonly span: HeredocSpan;
   /** Non-blank lines before the command and after its heredoc (prose, fences): ignored. */
   readonly around: { readonly before: number; readonly after: number };
 }
@@ -58,7 +60,7 @@ export function parseShellCommand(lines: readonly string[], strip?: number): Res
   const place = placeOf(command);
   const files = underDirectory(inner.value.files, place, `Under ${place}`);
   if (!files.ok) return files;
-  const diagnostics = [describeCommand(command), ...describeTextAround(read.value), ...inner.value.diagnostics];
+  const diagnostics = [describeCommand(command), ...describeTextAround(read.value), ...describeExpansion(lines, read.value.span, command.heredoc), ...inner.value.diagnostics];
   const workingDirectory = workspaceDirectory(command.directory);
   return ok({
     dialect: 'shell', files: files.value, diagnostics, ignoredMetadata: inner.value.ignoredMetadata,
@@ -86,7 +88,8 @@ function readCommand(lines: readonly string[]): Result<Command> {
   const after = readAfter(lines, end + 1, fenced);
   if (!after.ok) return after;
   const before = lines.slice(0, first).filter((line) => !isBlank(line)).length;
-  return ok({ command: command.value, body: heredocBody(lines, { start: first + 1, end }, heredoc), around: { before, after: after.value } });
+  const span = { start: first + 1, end };
+  return ok({ command: command.value, body: heredocBody(lines, span, heredoc), span, around: { before, after: after.value } });
 }
 
 /**

@@ -74,7 +74,7 @@ function tokenize(text: string): Token[] | undefined {
     HEREDOC.lastIndex = at;
     const heredoc = HEREDOC.exec(text);
     if (heredoc !== null) {
-      tokens.push({ kind: 'heredoc', heredoc: { delimiter: heredoc[3]!, stripTabs: heredoc[1] === '-' } });
+      tokens.push({ kind: 'heredoc', heredoc: { delimiter: heredoc[3]!, stripTabs: heredoc[1] === '-', quoted: heredoc[2] !== '' } });
       break;
     }
     const word = readWord(text, at);

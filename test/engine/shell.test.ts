@@ -216,6 +216,23 @@ test('<<- strips the leading tabs of every body line, as bash does: only tabs, o
   assert.equal(rejected(command("git apply <<'EOF'", diff)).code, 'parse_error', 'without the dash the tabs are the text');
 });
 
+test('an unquoted delimiter: the body is taken as written, and a note names the first line a shell would have expanded', () => {
+  const body = ['*** Begin Patch', '*** Update File: a.txt', '@@', '-costs $ 5, \\n and $', '+echo "$HOME"', '+`date`', '*** End Patch'];
+  const noted = (first: string) => parsed(command(first, body)).diagnostics.find((diagnostic) => diagnostic.code === 'heredoc_not_expanded');
+  for (const first of ['cd sub && apply_patch <<EOF', 'cd sub && apply_patch <<-EOF']) {
+    const note = noted(first);
+    assert.match(note?.message ?? '', /delimiter EOF is unquoted.*first on line 6 \("\+echo \\"\$HOME\\""\); patchd took the text as written/, first);
+  }
+  assert.equal(hunksOf(parsed(command('cd sub && apply_patch <<EOF', body)).files[0]!)[0]!.lines[1]!.text, 'echo "$HOME"');
+  for (const first of ["cd sub && apply_patch <<'EOF'", 'cd sub && apply_patch <<"EOF"', "cd sub && apply_patch <<-'EOF'"]) assert.equal(noted(first), undefined, first);
+  const plain = ['*** Begin Patch', '*** Update File: a.txt', '@@', '-costs $ 5', '+a \\n b, $. and \\"', '*** End Patch'];
+  assert.equal(parsed(command('cd sub && apply_patch <<EOF', plain)).diagnostics.some((diagnostic) => diagnostic.code === 'heredoc_not_expanded'), false, 'a $ or backslash bash keeps');
+  const wrapper = parsed(command('apply_patch <<EOF', body), 'auto');
+  assert.equal(wrapper.dialect, 'codex');
+  assert.deepEqual(wrapper.diagnostics.map((diagnostic) => diagnostic.code), ['heredoc_not_expanded'], 'the bare wrapper too');
+  assert.deepEqual(parsed(command("apply_patch <<'EOF'", body), 'auto').diagnostics, []);
+});
+
 test('cd <dir> makes the plan require <dir>: a missing directory (or a file) is not_found naming it, even for an Add', () => {
   const add = ['*** Begin Patch', '*** Add File: x.txt', '+x', '*** End Patch'];
   const patch = parsed(command("cd nope && apply_patch <<'EOF'", add));

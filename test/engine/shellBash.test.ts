@@ -1,10 +1,12 @@
 /**
  * Shell heredocs against real bash: patchd reads the body bash would hand the command.
- * `<<-`: random files (lines that start with tabs among them) get random edits; the heredoc holds
- * the real `git diff` of each, every line (the delimiter's too) indented with tabs. bash running
- * `git apply` on it writes exactly the bytes patchd plans: bash strips only the tabs at the start
- * of a line, so `\t+\tx` adds a line `\tx`. The git work is batched: one repository, one diff
- * and one bash script per batch.
+ * - `<<-`: random files (lines that start with tabs among them) get random edits; the heredoc
+ *   holds the real `git diff` of each, every line (the delimiter's too) indented with tabs. bash
+ *   running `git apply` on it writes exactly the bytes patchd plans: bash strips only the tabs at
+ *   the start of a line, so `\t+\tx` adds a line `\tx`. The git work is batched: one
+ *   repository, one diff and one bash script per batch.
+ * - an unquoted delimiter: patchd takes the body as written, and notes `heredoc_not_expanded`
+ *   exactly when bash would have changed it before the command read it.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -130,7 +132,11 @@ test('<<- strips the leading tabs of every line as bash does: patchd plans the b
 /** bash's path, so that the script can run with a PATH where no command is found. */
 const BASH = spawnSync('bash', ['-c', 'printf %s "$BASH"'], { encoding: 'utf8' }).stdout;
 
-/** The body bash hands the command: the opener swapped for a `read` of the same heredoc (the redirection kept as written), printed back. */
+/**
+ * The body bash hands the command: the opener swapped for a `read` of the same heredoc (the
+ * redirection kept as written), printed back. Run in an empty directory where no command is
+ * found, so that a command substitution the random text spells runs nothing.
+ */
 function bashBody(text: string): string {
   const [opener, ...rest] = text.split('\n');
   const script = [`IFS= read -r -d '' body ${opener!.slice(opener!.indexOf('<<'))}`, ...rest, 'printf %s "$body"'].join('\n');
@@ -145,4 +151,24 @@ test('<<- examples read as bash reads them: only tabs, only at the start of the 
   assert.ok(parsed.ok);
   const [hunk] = hunksOf(parsed.value.files[0]!);
   assert.deepEqual(hunk!.lines.map((line) => `${line.kind}:${line.text}`), ['context:\t one', 'remove:\ttwo', 'add:\tTWO', 'context:']);
+});
+
+/** Characters bash may read specially in a heredoc, among plain ones; no `/`, `<` or `>`, so that no substitution names a real file. */
+const bashyLine = fc.array(fc.constantFrom('$', '\\', '`', 'a', 'Z', '1', '_', '{', '}', '(', ')', '[', ']', '-', '?', '!', '#', '*', '@', ' ', "'", '"', 'é', '%', '.', '\t'), { maxLength: 8 }).map((chars) => chars.join(''));
+
+test('an unquoted delimiter: the body is taken as written, noted (naming its line) exactly when bash would have expanded it', () => {
+  fc.assert(fc.property(bashyLine, fc.boolean(), (line, envelope) => {
+    const body = envelope ? ['*** Begin Patch', '*** Add File: n.txt', `+${line}`, '*** End Patch'] : ['--- /dev/null', '+++ b/n.txt', '@@ -0,0 +1 @@', `+${line}`];
+    const lineNumber = (envelope ? 2 : 3) + 2;
+    const text = `${[envelope ? 'apply_patch <<EOF' : 'git apply <<EOF', ...body, 'EOF'].join('\n')}\n`;
+    const parsed = parsePatch({ patch: text, format: 'auto' });
+    assert.ok(parsed.ok, !parsed.ok ? parsed.error.message : '');
+    const file = parsed.value.files[0]!;
+    assert.ok(file.op === 'add');
+    assert.equal(file.content, `${line}\n`, 'the line as written');
+    const note = parsed.value.diagnostics.find((diagnostic) => diagnostic.code === 'heredoc_not_expanded');
+    const expanded = bashBody(text) !== `${body.join('\n')}\n`;
+    assert.equal(note !== undefined, expanded, expanded ? 'bash expands the line, and no note says so' : 'bash keeps the line, yet a note says it expands it');
+    if (note !== undefined) assert.match(note.message, new RegExp(`first on line ${lineNumber} `));
+  }), { numRuns: 150 });
 });
