@@ -3,10 +3,11 @@
  * need to `cd build`." Prose is not a command, so the paths stay relative to the workspace root.
  * But the text may mean that they are relative to that directory; where the patch would apply
  * there as well, applying it at the root could be a wrong edit. So the workspace is asked
- * (`pathProbe`) whether the files the patch changes exist under the directory: when they do not
- * all exist there, the root reading is the only one that can apply and stands; when they do, or
- * when the patch only adds files (nothing to tell the readings apart), it is refused, saying how
- * to send it.
+ * (`pathProbe`) whether the files the patch changes exist under the directory: when one is missing
+ * there, the root reading is the only one that can apply and stands; when they all exist, when
+ * the workspace does not look at one (`refusedPaths`: a symbolic link is or leads there), or when
+ * the patch only adds files (nothing to tell the readings apart), it is refused, saying how to
+ * send it.
  */
 import { quoteLine } from './chunks.ts';
 import { DIRECTORY_COMMAND, DIRECTORY_MENTION, runsPatchCommand, isPatchLine } from './detect.ts';
@@ -71,9 +72,14 @@ export function weighDirectoryMention(parsed: ParsedPatch, input: PatchInput): R
     return ok({ ...parsed, pathProbe, probeExpects: undefined });
   }
   const existing = new Set(input.existingPaths);
-  if (changedThere.length > 0 && !changedThere.every((path) => existing.has(path))) {
+  const refused = new Set(input.refusedPaths);
+  if (changedThere.some((path) => !existing.has(path) && !refused.has(path))) {
     const note = `The text before the patch names cd ${directory}; that is not run, so the paths were taken from the workspace root (the files the patch changes are not all under ${directory}).`;
     return ok({ ...parsed, diagnostics: [...parsed.diagnostics, { code: 'directory_named_in_text', message: note }] });
+  }
+  const unseen = changedThere.find((path) => refused.has(path));
+  if (unseen !== undefined) {
+    return fail(unclear(`The text before the patch names cd ${directory}, and patchd does not look at ${unseen} (a symbolic link is or leads there, or it is in .git/ or unreadable): whether the patch's paths are relative to ${directory} cannot be told`, unseen));
   }
   return fail(ambiguity(directory, changedThere, changedHere.length > 0 && changedHere.every((path) => existing.has(path))));
 }

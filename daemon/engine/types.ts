@@ -41,6 +41,8 @@ export interface PatchInput {
   readonly probe?: boolean | undefined;
   /** The answer to a `pathProbe`: those of its paths that are files in the workspace. */
   readonly existingPaths?: readonly string[] | undefined;
+  /** With it, those of its paths the workspace refuses to look at (a link, one leading outside, `.git/`): not known to be missing. */
+  readonly refusedPaths?: readonly string[] | undefined;
   /** Parse the patch, then invert it (see `reverse.ts`). */
   readonly reverse?: boolean | undefined;
 }

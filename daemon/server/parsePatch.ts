@@ -23,7 +23,6 @@ export async function parseForWorkspace(input: PatchInput, context: ParseContext
   const parsed = first.ok ? first.value.parsed : undefined;
   if (parsed?.pathProbe === undefined) return first;
   const expects = parsed.probeExpects;
-  if (expects !== undefined && context.workspace.existingFiles(expects).length === expects.length) return first;
-  const existingPaths = context.workspace.existingFiles(parsed.pathProbe);
-  return context.pool.parse({ ...input, existingPaths }, context.signal);
+  if (expects !== undefined && context.workspace.probePaths(expects).existingPaths.length === expects.length) return first;
+  return context.pool.parse({ ...input, ...context.workspace.probePaths(parsed.pathProbe) }, context.signal);
 }

@@ -35,7 +35,7 @@ import {
 import { PathGuard } from './guard.ts';
 import { JournalStore } from './journal.ts';
 import { LockTable, type LockLease } from './locks.ts';
-import { existingFiles } from './probe.ts';
+import { probePaths, type ProbeAnswer } from './probe.ts';
 import { CachedReader } from './reads.ts';
 import { compareKeys, isDamaged, RecordStore, type LoadedRecord } from './records.ts';
 import { recoverAbandonedJournals, type RecoveryReport } from './recovery.ts';
@@ -192,10 +192,10 @@ export class Workspace {
     return ok(snapshots);
   }
 
-  /** Which of `paths` are regular files (guarded, nothing read): the strip level of a unified diff depends on it. */
-  existingFiles(paths: readonly string[]): string[] {
+  /** The answer to the engine's `pathProbe`: which of `paths` are regular files, and which the guard refuses (nothing read). */
+  probePaths(paths: readonly string[]): ProbeAnswer {
     this.#refuseIfClosed();
-    return existingFiles(this.#context.guard, paths);
+    return probePaths(this.#context.guard, paths);
   }
 
   /** `file/read`: not_found, binary_file, limit_exceeded, path_escape, permission_denied as errors. */

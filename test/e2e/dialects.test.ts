@@ -1,6 +1,8 @@
 /** The later dialects end to end: SEARCH/REPLACE blocks, structured edits, whole-file writes, shell heredocs. */
 import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
+import { symlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { FORMATS } from '../../client/index.ts';
 import { suiteClient } from '../helpers/suiteDaemon.ts';
@@ -126,6 +128,22 @@ describe('later dialects over the wire', () => {
     const both = await workspace.apply(patch('g.txt'));
     assert.equal(both.error?.code, 'unsupported_command');
     assert.match(both.error!.message, /both at the workspace root and under build/);
+    assert.equal(tree.fingerprint(), before);
+  });
+
+  test('prose naming `cd <link>` before a diff: a link inside the workspace is followed, one leading outside is not looked behind; both refused, never the root reading', async () => {
+    const same = 'a\nb\nc\n';
+    using tree = createTempTree({ 'f.txt': same, 'sub/f.txt': same }, { 'f.txt': same });
+    symlinkSync('sub', join(tree.root, 'inside'));
+    symlinkSync(tree.outside, join(tree.root, 'elsewhere'));
+    await using workspace = await client().openWorkspace(tree.root);
+    const before = tree.fingerprint();
+    for (const [link, says] of [['inside', /both at the workspace root and under inside/], ['elsewhere', /does not look at elsewhere\/f\.txt/]] as const) {
+      const receipt = await workspace.apply(`You may need to \`cd ${link}\`.\n\n--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n`);
+      assert.equal(receipt.error?.code, 'unsupported_command', link);
+      assert.equal(receipt.error?.path, `${link}/f.txt`);
+      assert.match(receipt.error!.message, says);
+    }
     assert.equal(tree.fingerprint(), before);
   });
 

@@ -12,11 +12,12 @@ const DIFF = ['--- a/f.txt', '+++ b/f.txt', '@@ -1,3 +1,3 @@', ' a', '-b', '+B',
 const ENVELOPE = ['*** Begin Patch', '*** Update File: f.txt', '@@', ' a', '-b', '+B', ' c', '*** End Patch'].join('\n');
 const ADD_ONLY = ['*** Begin Patch', '*** Add File: new.txt', '+n', '*** End Patch'].join('\n');
 
-/** Parsed as the daemon parses: a first pass that may ask about paths, then one with the answer from `files`. */
-function inWorkspace(patch: string, files: readonly string[], extra: Partial<PatchInput> = {}): Result<ParsedPatch> {
+/** Parsed as the daemon parses: a first pass that may ask about paths, then one with the answer from `files` (and `refused`, the paths the workspace does not look at). */
+function inWorkspace(patch: string, files: readonly string[], extra: Partial<PatchInput> = {}, refused: readonly string[] = []): Result<ParsedPatch> {
   const first = parsePatch({ patch, probe: true, ...extra });
   if (!first.ok || first.value.pathProbe === undefined) return first;
-  return parsePatch({ patch, existingPaths: first.value.pathProbe.filter((path) => files.includes(path)), ...extra });
+  const answer = (listed: readonly string[]) => first.value.pathProbe!.filter((path) => listed.includes(path));
+  return parsePatch({ patch, existingPaths: answer(files), refusedPaths: answer(refused), ...extra });
 }
 
 function applied(patch: string, files: readonly string[], extra: Partial<PatchInput> = {}): ParsedPatch {
@@ -73,6 +74,17 @@ test('refused when the patch would apply under the directory too, or only there,
   const block = 'f.txt\n<<<<<<< SEARCH\nb\n=======\nB\n>>>>>>> REPLACE\n';
   assert.equal(refused(`Run this in sub (\`cd sub\`):\n${block}`, ['f.txt', 'sub/f.txt']).code, 'unsupported_command');
   assert.deepEqual(applied(`Run this in sub (\`cd sub\`):\n${block}`, ['f.txt']).files.map((file) => file.path), ['f.txt']);
+});
+
+test('a file under the directory that the workspace does not look at (behind a link) is not missing: refused, not taken from the root', () => {
+  const unseen = inWorkspace(`${PROSE[1]}\n${DIFF}\n`, ['f.txt'], {}, ['build/f.txt']);
+  assert.equal(!unseen.ok && unseen.error.code, 'unsupported_command');
+  assert.equal(!unseen.ok && unseen.error.path, 'build/f.txt');
+  assert.match(!unseen.ok ? unseen.error.message : '', /does not look at build\/f\.txt \(a symbolic link is or leads there/);
+  const twoFiles = `${PROSE[1]}\n${DIFF}\n${DIFF.replaceAll('f.txt', 'g.txt')}\n`;
+  assert.equal(inWorkspace(twoFiles, ['f.txt', 'g.txt', 'build/g.txt'], {}, ['build/f.txt']).ok, false, 'one unseen, the other there');
+  const oneMissing = inWorkspace(twoFiles, ['f.txt', 'g.txt'], {}, ['build/g.txt']);
+  assert.deepEqual(oneMissing.ok && oneMissing.value.files.map((file) => file.path), ['f.txt', 'g.txt'], 'one missing there: the directory reading cannot apply');
 });
 
 test('reversed, the check is on the patch as it will apply', () => {

@@ -115,6 +115,6 @@ test('a closed workspace refuses work', async () => {
     await assert.rejects(workspace.recordsOf('tx'), WorkspaceClosedError);
     await assert.rejects(workspace.transactions(1), WorkspaceClosedError);
     await assert.rejects(workspace.sessionChanges(null), WorkspaceClosedError);
-    assert.throws(() => workspace.existingFiles(['a.txt']), WorkspaceClosedError);
+    assert.throws(() => workspace.probePaths(['a.txt']), WorkspaceClosedError);
   });
 });
