@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { benchBreakdown } from './breakdown.ts';
 import { benchCli } from './cli.ts';
 import { benchConcurrency } from './concurrency.ts';
+import { describeCreate, fileCreateMicros } from './createCost.ts';
 import { benchDaemon } from './daemon.ts';
 import { benchEngine } from './engine.ts';
 import { REPO_ROOT } from './repo.ts';
@@ -46,7 +47,8 @@ const NOTICE = 1.2;
 
 const print = (text: string) => process.stdout.write(`${text}\n\n`);
 
-print(`# patchd benchmark${quick ? ' (--quick: fewer samples, short idle)' : ''} — ${machine()}, Node ${process.version}, load ${loadPerCore().toFixed(2)} per core`);
+const createAtStart = fileCreateMicros();
+print(`# patchd benchmark${quick ? ' (--quick: fewer samples, short idle)' : ''} — ${machine()}, Node ${process.version}, load ${loadPerCore().toFixed(2)} per core, ${describeCreate(createAtStart)}`);
 let highestLoad = loadPerCore();
 const noteLoad = <T>(value: T): T => {
   highestLoad = Math.max(highestLoad, loadPerCore());
@@ -60,7 +62,7 @@ const rows = [...daemon.rows, cli, ...engine.rows].sort((a, b) => a.id.localeCom
 
 print(`## Issue #11, every row (same run, same machine)\n${rowsTable(rows)}`);
 print(`## Where one applied patch's time goes\n${breakdown}`);
-print(`## Where row (a)'s time goes: CPU in user space and in the kernel\n${daemon.throughputCpu}`);
+print(`## Where row (a)'s time goes: CPU in user space and in the kernel\n${daemon.throughputCpu}\n\nAfter the daemon rows, ${describeCreate(fileCreateMicros())} (${Math.round(createAtStart)} µs before them).`);
 print(`## Engine peers and sizes (row h)\n${engine.detail}`);
 if (!quick) print(await benchConcurrency());
 
