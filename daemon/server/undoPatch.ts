@@ -72,5 +72,5 @@ function planOn(records: readonly LoadedRecord[], snapshots: Snapshots): Checked
 
 function commitUndo(workspace: Workspace, undoOf: string, transactionId: string, { plan, snapshots }: Planned): Promise<CommitOutcome> {
   const undoPlan = { dialect: 'unified' as const, files: plan.files, diagnostics: [], ignoredMetadata: [] };
-  return workspace.commit(undoPlan, { atomic: true, snapshots, transactionId, format: 'undo', undoOf, owners: plan.owners });
+  return workspace.commit(undoPlan, { atomic: true, snapshots, transactionId, format: 'undo', undoOf, owners: plan.owners, directoryOwners: plan.directoryOwners });
 }

@@ -34,6 +34,8 @@ export interface CommitOptions {
   readonly undoOf?: string | undefined;
   /** Mode and owner a path's new content takes instead of its current (or a rename source's) one, keyed by normalised path. */
   readonly owners?: ReadonlyMap<string, FileOwner> | undefined;
+  /** Mode and owner a directory the commit makes takes instead of the default, keyed by normalised path (an undo bringing back a directory its transaction replaced by a file). */
+  readonly directoryOwners?: ReadonlyMap<string, FileOwner> | undefined;
 }
 
 /** What one plan file does to one path. A rename is two: write the new path, trash the old. */
@@ -56,7 +58,7 @@ export async function commitPlan(context: WorkspaceContext, plan: Plan, options:
   }
   const effects = perFile.value.flatMap((file) => file.effects);
   const meta = unitRecorder(plan, options, 1)(0, perFile.value);
-  const created = await applyEffects(context, effects, snapshots, { transactionId, journalId: transactionId, meta }, options.owners);
+  const created = await applyEffects(context, effects, snapshots, { transactionId, journalId: transactionId, meta }, options);
   if (!created.ok) return { status: 'rejected', error: created.error };
   await removeEmptiedDirectories(context, effects);
   return { status: 'applied', committed: perFile.value.map((file) => file.path), createdDirs: created.value, transactionId };
@@ -154,7 +156,7 @@ function effectsOfFile(file: PlannedFile): Result<Effect[]> {
 
 async function applyEffects(
   context: WorkspaceContext, effects: readonly Effect[], snapshots: ReadonlyMap<string, FileSnapshot>, ids: TransactionIds,
-  owners?: ReadonlyMap<string, FileOwner>,
+  { owners, directoryOwners }: Pick<CommitOptions, 'owners' | 'directoryOwners'> = {},
 ): Promise<Result<string[]>> {
   await context.hooks.beforeVerify?.(effects.map((effect) => effect.path));
   const current = await readGuardedEntries(context.guard, effects.map((effect) => effect.path));
@@ -166,7 +168,7 @@ async function applyEffects(
   if (!removed.ok) return removed;
   const steps = stepsFor(context, effects, current.value, snapshots, ids.transactionId, new Set(replaced), owners);
   if (!steps.ok) return steps;
-  return runTransaction(context, steps.value, ids, removed.value);
+  return runTransaction(context, steps.value, ids, { removed: removed.value, owners: directoryOwners });
 }
 
 /**

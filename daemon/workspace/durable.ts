@@ -1,6 +1,6 @@
 /** Durable writes: exclusive temp files fsynced before use, and coalesced directory fsyncs. */
 import { createHash, randomBytes } from 'node:crypto';
-import { fchmodSync, fchownSync, lstatSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fchownSync, fstatSync, lstatSync, mkdirSync, openSync, rmdirSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { nodeDiskCalls, SYNC_IO_MAX_BYTES, writeAll, writeAllSync, type DiskCalls } from './diskCalls.ts';
@@ -90,6 +90,37 @@ function applyOwner(fd: number, owner: FileOwner): void {
   const { chown, chmod } = ownerChanges(owner);
   if (chown) fchownSync(fd, owner.uid, owner.gid);
   if (chmod) fchmodSync(fd, owner.mode);
+}
+
+/**
+ * Makes the directory `absolute` (its parent must be there; EEXIST when something is), synchronously
+ * like every create in the tree (see `writeDurably`). With `owner`, it takes that mode and (when we
+ * run as root) uid/gid: the mode a directory had, made again. Set on the directory itself, by
+ * descriptor, since mkdir takes the umask off and a setgid parent passes its bit on.
+ */
+export function makeDirectory(absolute: string, owner?: FileOwner): void {
+  mkdirSync(absolute, owner === undefined ? 0o777 : owner.mode & 0o777);
+  if (owner === undefined) return;
+  try {
+    applyDirectoryOwner(absolute, owner);
+  } catch (error) {
+    // Just made, so empty: not left behind with the wrong mode.
+    rmdirSync(absolute);
+    throw error;
+  }
+}
+
+function applyDirectoryOwner(absolute: string, owner: FileOwner): void {
+  const fd = openSync(absolute, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  try {
+    const stats = fstatSync(fd);
+    const chown = processUid === 0 && (stats.uid !== owner.uid || stats.gid !== owner.gid);
+    if (chown) fchownSync(fd, owner.uid, owner.gid);
+    // After chown, which may clear setgid.
+    if (chown || (stats.mode & 0o7777) !== owner.mode) fchmodSync(fd, owner.mode);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export async function removeIfPresent(file: string, disk: DiskCalls = nodeDiskCalls): Promise<void> {

@@ -49,6 +49,12 @@ export interface JournalRecord {
   readonly directories: readonly string[];
   /** Directories the commit replaces by a file and those below them, deepest first (absent: none; see `commitOrder.ts`). */
   readonly removedDirectories?: readonly string[] | undefined;
+  /**
+   * The mode and owner of each of `removedDirectories`, aligned with it: what a rollback or an
+   * undo makes the directory again with. Absent in journals written before patchd kept them
+   * (those directories come back with the default mode).
+   */
+  readonly removedDirectoryOwners?: readonly FileOwner[] | undefined;
   /** What the commit's undo record needs besides the entries (see `records.ts`). */
   readonly meta?: unknown;
 }
@@ -74,6 +80,19 @@ export interface Redo {
   readonly postImages: readonly (Uint8Array | null)[];
 }
 
+/** A directory a commit removes, and what to make it again with. */
+export interface RemovedDirectory {
+  readonly path: string;
+  readonly owner: FileOwner;
+}
+
+/** The mode and owner each directory the commit removes had, by path (none for one journaled before patchd kept them). */
+export function removedDirectoryOwners(record: JournalRecord): Map<string, FileOwner> {
+  const owners = new Map<string, FileOwner>();
+  record.removedDirectoryOwners?.forEach((owner, index) => owners.set(record.removedDirectories![index]!, owner));
+  return owners;
+}
+
 export interface JournalEntryInput extends Omit<JournalEntry, 'before'> {
   /** `sha256`: of `bytes`, as the commit already knows it (from the snapshot it verified them against). */
   readonly before: { readonly bytes: Uint8Array; readonly owner: FileOwner; readonly sha256?: string | undefined } | null;
@@ -81,7 +100,7 @@ export interface JournalEntryInput extends Omit<JournalEntry, 'before'> {
 
 /** The journal, and the chunks of its file (header line, then each pre-image), written with one writev and no copy. */
 export function encodeJournal(
-  transactionId: string, root: string, inputs: readonly JournalEntryInput[], directories: readonly string[], meta?: unknown, removedDirectories: readonly string[] = [],
+  transactionId: string, root: string, inputs: readonly JournalEntryInput[], directories: readonly string[], meta?: unknown, removedDirectories: readonly RemovedDirectory[] = [],
 ): { journal: Journal; chunks: Uint8Array[] } {
   let offset = 0;
   const entries = inputs.map(({ before, ...entry }): JournalEntry => {
@@ -92,7 +111,10 @@ export function encodeJournal(
   });
   const record: JournalRecord = {
     format: 1, transactionId, root, startedAt: Date.now(), entries, directories: [...directories],
-    ...(removedDirectories.length === 0 ? {} : { removedDirectories: [...removedDirectories] }),
+    ...(removedDirectories.length === 0 ? {} : {
+      removedDirectories: removedDirectories.map((directory) => directory.path),
+      removedDirectoryOwners: removedDirectories.map((directory) => directory.owner),
+    }),
     ...(meta === undefined ? {} : { meta }),
   };
   const preImages = inputs.map((input) => input.before?.bytes ?? null);

@@ -33,7 +33,7 @@ import { replaceIfUnchanged } from './confirm.ts';
 import { isPresent, isTempName, removeFromTreeIfPresent, restoreTempPathFor, writeDurably } from './durable.ts';
 import { bytesEqual, readDiskEntry, sha256Hex, type DiskEntry, type FileOwner } from './files.ts';
 import { CommitStepError, hasErrorCode, isShortage, settleAll } from './ioErrors.ts';
-import type { Journal, JournalEntry, JournalRecord, Redo } from './journal.ts';
+import { removedDirectoryOwners, type Journal, type JournalEntry, type JournalRecord, type Redo } from './journal.ts';
 import { mapLimited } from './limited.ts';
 import { isDamaged } from './records.ts';
 import { recreateParents, removeDirectoriesEmptiedBy } from './tidy.ts';
@@ -143,7 +143,7 @@ async function redoEntry(
   const seen = current.entry.kind === 'file' ? current.entry : null;
   if (after === null) return replaceIfUnchanged(absolute, seen, () => context.disk.unlinkSync(absolute)) ? 'restored' : 'conflict';
   if (sha256Hex(after) !== entry.afterSha256) return 'damaged';
-  return (await replaceThroughTemp(context, entry, absolute, journal.record.transactionId, after, entry.before?.owner, seen)) ? 'restored' : 'conflict';
+  return (await replaceThroughTemp(context, journal.record, entry, absolute, after, entry.before?.owner, seen)) ? 'restored' : 'conflict';
 }
 
 /** How far before a journal's start a record may be dated and still be later: clocks step back a little. */
@@ -215,13 +215,13 @@ function unlessShortage(error: EngineError): undefined {
 }
 
 async function restoreEntry(context: WorkspaceContext, journal: Journal, index: number): Promise<EntryOutcome> {
-  const { record: { transactionId, entries } } = journal;
-  const entry = entries[index]!;
+  const { record } = journal;
+  const entry = record.entries[index]!;
   const before = journal.preImages[index] ?? null;
   const current = await currentEntry(context, entry);
   if (current === undefined) return 'conflict';
-  if (holdsPreImage(current.entry, entry, before, journal.record)) return 'unchanged';
-  if (!holdsPostImage(current.entry, entry, journal.record)) return 'conflict';
+  if (holdsPreImage(current.entry, entry, before, record)) return 'unchanged';
+  if (!holdsPostImage(current.entry, entry, record)) return 'conflict';
   const { absolute } = current;
   // What the commit left there, just read: restored over only if still there at the last look, like a commit (`confirm.ts`).
   const seen = current.entry.kind === 'file' ? current.entry : null;
@@ -229,18 +229,22 @@ async function restoreEntry(context: WorkspaceContext, journal: Journal, index: 
     return replaceIfUnchanged(absolute, seen, () => context.disk.unlinkSync(absolute)) ? 'restored' : 'conflict';
   }
   if (entry.before.sha256 !== undefined && sha256Hex(before) !== entry.before.sha256) return 'damaged';
-  return (await replaceThroughTemp(context, entry, absolute, transactionId, before, entry.before.owner, seen)) ? 'restored' : 'conflict';
+  return (await replaceThroughTemp(context, record, entry, absolute, before, entry.before.owner, seen)) ? 'restored' : 'conflict';
 }
 
-/** Writes `bytes` durably through the recovery's temp and renames it over `absolute` if that still holds `seen` (`confirm.ts`). */
+/**
+ * Writes `bytes` durably through the recovery's temp and renames it over `absolute` if that still
+ * holds `seen` (`confirm.ts`); a directory `record`'s commit removed comes back with its mode.
+ */
 async function replaceThroughTemp(
-  context: WorkspaceContext, entry: JournalEntry, absolute: string, transactionId: string, bytes: Uint8Array, owner: FileOwner | undefined, seen: Extract<DiskEntry, { kind: 'file' }> | null,
+  context: WorkspaceContext, record: JournalRecord, entry: JournalEntry, absolute: string, bytes: Uint8Array, owner: FileOwner | undefined,
+  seen: Extract<DiskEntry, { kind: 'file' }> | null,
 ): Promise<boolean> {
   // A recovery killed mid-restore may have left this very temp.
-  const temp = restoreTempPathFor(absolute, transactionId);
+  const temp = restoreTempPathFor(absolute, record.transactionId);
   removeFromTreeIfPresent(temp, context.disk);
-  // Another commit may have tidied away the directory this commit emptied.
-  await recreateParents(context, entry.path);
+  // The commit replaced the directory by a file, or another commit tidied away the directory this one emptied.
+  await recreateParents(context, entry.path, removedDirectoryOwners(record));
   let replaced = false;
   try {
     try {

@@ -9,13 +9,15 @@
  * (`transaction.ts`), and a directory filled meanwhile makes it roll back.
  */
 import { rmdirSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { engineError, type EngineError } from '../engine/errors.ts';
 import { lowerBound } from '../engine/match.ts';
 import { fail, ok, type Result } from '../engine/types.ts';
+import { ownerOf } from './files.ts';
 import type { PathGuard } from './guard.ts';
 import { CommitStepError, errorFromFs, hasErrorCode } from './ioErrors.ts';
+import type { RemovedDirectory } from './journal.ts';
 
 /** A path a commit writes (`after`) or takes away (`after: null`). */
 export interface PathChange {
@@ -25,13 +27,13 @@ export interface PathChange {
 
 /**
  * The directories `replaced` (each a directory a commit makes a file at), each with the
- * directories below it, deepest first: what the commit removes once the paths `changes` take
- * away are gone. An error when one holds anything else.
+ * directories below it, deepest first, with the mode and owner each has: what the commit removes
+ * once the paths `changes` take away are gone. An error when one holds anything else.
  */
-export async function directoriesToRemove(guard: PathGuard, replaced: readonly string[], changes: readonly PathChange[]): Promise<Result<string[]>> {
+export async function directoriesToRemove(guard: PathGuard, replaced: readonly string[], changes: readonly PathChange[]): Promise<Result<RemovedDirectory[]>> {
   if (replaced.length === 0) return ok([]);
   const sorted = changes.filter((change) => change.after === null).map((change) => change.path).sort();
-  const removed: string[] = [];
+  const removed: RemovedDirectory[] = [];
   for (const directory of replaced) {
     const guarded = guard.check(directory);
     if (!guarded.ok) return guarded;
@@ -66,14 +68,16 @@ interface Directory {
 }
 
 /** `directory` and the directories below it, deepest first, when it holds only paths of `gone` (sorted) and directories leading to them; `replaced` is the one the patch replaces. */
-async function emptiedBelow(directory: Directory, gone: readonly string[], replaced: string): Promise<Result<string[]>> {
+async function emptiedBelow(directory: Directory, gone: readonly string[], replaced: string): Promise<Result<RemovedDirectory[]>> {
   let entries;
+  let owner;
   try {
+    owner = ownerOf(await lstat(directory.absolute, { bigint: true }));
     entries = await readdir(directory.absolute, { withFileTypes: true });
   } catch (error) {
     return fail(errorFromFs(error, directory.relative, 'list'));
   }
-  const removed: string[] = [];
+  const removed: RemovedDirectory[] = [];
   for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     const relative = `${directory.relative}/${entry.name}`;
     if (entry.isFile() && includes(gone, relative)) continue;
@@ -82,7 +86,7 @@ async function emptiedBelow(directory: Directory, gone: readonly string[], repla
     if (!below.ok) return below;
     removed.push(...below.value);
   }
-  removed.push(directory.relative);
+  removed.push({ path: directory.relative, owner });
   return ok(removed);
 }
 

@@ -13,10 +13,12 @@
  * the thread pool, a mkdir or rmdir waiting for the filesystem's journal would hold its parent's
  * lock while a commit's rename into that parent waits between its last look and the rename.
  */
-import { mkdirSync, rmdirSync } from 'node:fs';
+import { rmdirSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import type { WorkspaceContext } from './context.ts';
+import { makeDirectory } from './durable.ts';
+import type { FileOwner } from './files.ts';
 import { CommitStepError, hasErrorCode } from './ioErrors.ts';
 import { mapLimited } from './limited.ts';
 
@@ -51,10 +53,10 @@ async function removeIfEmpty(context: WorkspaceContext, dir: string): Promise<bo
 
 /**
  * Makes the missing directories above `relative` (workspace-relative), parents first, each
- * guarded before it is made; returns the ones made here. Throws what the guard or `mkdir`
- * refuses (a link out of the tree, no permission).
+ * guarded before it is made, with its mode and owner in `owners` (else the default); returns the
+ * ones made here. Throws what the guard or `mkdir` refuses (a link out of the tree, no permission).
  */
-export async function recreateParents(context: WorkspaceContext, relative: string): Promise<string[]> {
+export async function recreateParents(context: WorkspaceContext, relative: string, owners?: ReadonlyMap<string, FileOwner>): Promise<string[]> {
   const missing: string[] = [];
   for (let dir = path.posix.dirname(relative); dir !== '.'; dir = path.posix.dirname(dir)) {
     if (await isDirectory(path.join(context.root, dir))) break;
@@ -65,7 +67,7 @@ export async function recreateParents(context: WorkspaceContext, relative: strin
     const guarded = context.guard.check(dir);
     if (!guarded.ok) throw new CommitStepError(guarded.error);
     try {
-      mkdirSync(guarded.value.absolute);
+      makeDirectory(guarded.value.absolute, owners?.get(dir));
       made.push(dir);
     } catch (error) {
       if (!hasErrorCode(error, 'EEXIST')) throw error;

@@ -16,7 +16,6 @@
  * when a reboot since may have lost the rename, it writes the post-image from the log over the
  * pre-image (`recovery.ts`).
  */
-import { mkdirSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { setImmediate } from 'node:timers/promises';
 import path from 'node:path';
@@ -24,13 +23,13 @@ import { engineError, type EngineError } from '../engine/errors.ts';
 import { fail, ok, type Result } from '../engine/types.ts';
 import { replaceIfUnchanged } from './confirm.ts';
 import type { WorkspaceContext } from './context.ts';
-import { writeDurably, writeUnsynced } from './durable.ts';
+import { makeDirectory, writeDurably, writeUnsynced } from './durable.ts';
 import { sha256Hex, type DiskEntry, type FileOwner } from './files.ts';
 import { CommitStepError, attempt, describeFsError, errorFromFs, hasErrorCode, settleAll } from './ioErrors.ts';
 import type { Intent } from './commitLog.ts';
 import { orderSteps, stagedFirst, type CommitOrder } from './commitOrder.ts';
 import { SYNC_IO_MAX_BYTES } from './diskCalls.ts';
-import { encodeJournal, encodeRedo, PROCESS_NONCE, type Journal, type JournalEntryInput } from './journal.ts';
+import { encodeJournal, encodeRedo, PROCESS_NONCE, type Journal, type JournalEntryInput, type RemovedDirectory } from './journal.ts';
 import { mapLimited } from './limited.ts';
 import type { RecordMeta } from './records.ts';
 import { rollBack } from './recovery.ts';
@@ -63,12 +62,18 @@ export interface TransactionIds {
   readonly meta: RecordMeta;
 }
 
-/**
- * Runs the steps as one unit: all applied, or none (rolled back). Returns the directories it
- * created. `removedDirectories`: the directories it replaces by a file (and those below them),
- * deepest first, holding only paths its steps take away (see `commitOrder.ts`).
- */
-export async function runTransaction(context: WorkspaceContext, steps: readonly Step[], ids: TransactionIds, removedDirectories: readonly string[] = []): Promise<Result<string[]>> {
+/** What a commit does to directories besides making the parents its files need with the default mode. */
+export interface DirectoryChanges {
+  /** The directories it replaces by a file (and those below them), deepest first, holding only paths its steps take away (see `commitOrder.ts`). */
+  readonly removed: readonly RemovedDirectory[];
+  /** The mode and owner a directory it makes takes instead of the default, by path. */
+  readonly owners?: ReadonlyMap<string, FileOwner> | undefined;
+}
+
+/** Runs the steps as one unit: all applied, or none (rolled back). Returns the directories it created. */
+export async function runTransaction(
+  context: WorkspaceContext, steps: readonly Step[], ids: TransactionIds, { removed, owners }: DirectoryChanges = { removed: [] },
+): Promise<Result<string[]>> {
   if (steps.length === 0) return ok([]);
   let directories: string[];
   try {
@@ -76,12 +81,14 @@ export async function runTransaction(context: WorkspaceContext, steps: readonly 
   } catch (error) {
     return fail(toEngineError(error));
   }
+  const removedDirectories = removed.map((directory) => directory.path);
   const order = orderSteps(steps, directories, removedDirectories);
-  const { journal, chunks } = encodeJournal(ids.transactionId, context.root, steps.map(journalEntryOf), directories, ids.meta, removedDirectories);
+  const { journal, chunks } = encodeJournal(ids.transactionId, context.root, steps.map(journalEntryOf), directories, ids.meta, removed);
   const deferred = reportsBeforeSync(steps, directories);
   const redo = deferred ? encodeRedo(context.bootId, steps.map((step) => step.after)) : undefined;
   const intent = context.log.intent(ids.journalId, chunks, context.records.nameFor(journal.record, ids.meta), redo);
   const created: string[] = [];
+  const making: Making = { owners, created };
   const durable = intent.durable.catch((error: unknown) => {
     throw new CommitStepError(logFailure(error, 'log the commit'));
   });
@@ -93,8 +100,8 @@ export async function runTransaction(context: WorkspaceContext, steps: readonly 
   try {
     // No temp goes into the tree before the intent that lets recovery remove it is written.
     await intent.written;
-    await settleAll([durable, stage(context, stagedFirst(order), order.early, created, deferred ? unsynced : undefined)]);
-    await renameInOrder(context, order, created);
+    await settleAll([durable, stage(context, stagedFirst(order), order.early, making, deferred ? unsynced : undefined)]);
+    await renameInOrder(context, order, making);
     if (deferred) {
       const descriptors = unsynced.splice(0);
       // Begun on the event loop's next turn: the report, which follows on microtasks, goes out
@@ -195,23 +202,28 @@ async function exists(absolute: string, relative: string): Promise<boolean> {
   }
 }
 
-/** Writes every temp (fsynced, unless `unsynced` is given: then their descriptors go there, open) and prepares every trash slot. */
-async function stage(context: WorkspaceContext, steps: readonly Step[], directories: readonly string[], created: string[], unsynced?: number[]): Promise<void> {
-  await createDirectories(context, directories, created);
+/** Directories a commit makes: the mode and owner some take (else the default), and the list of those made so far. */
+interface Making {
+  readonly owners: ReadonlyMap<string, FileOwner> | undefined;
+  readonly created: string[];
+}
+
+/** Makes `directories`, then writes every temp (fsynced, unless `unsynced` is given: then their descriptors go there, open) and prepares every trash slot. */
+async function stage(context: WorkspaceContext, steps: readonly Step[], directories: readonly string[], making: Making, unsynced?: number[]): Promise<void> {
+  await createDirectories(context, directories, making);
   // A directory just created could have been swapped for a link before we write into it.
   steps.forEach((step) => reguard(context, step.path));
   // Bounded: each temp holds a descriptor until its fsync ends, and a patch may add thousands of files.
-  await mapLimited(steps, (step) => stageStep(context, step, created, unsynced));
+  await mapLimited(steps, (step) => stageStep(context, step, making.created, unsynced));
 }
 
-async function createDirectories(context: WorkspaceContext, directories: readonly string[], created: string[]): Promise<void> {
+async function createDirectories(context: WorkspaceContext, directories: readonly string[], { owners, created }: Making): Promise<void> {
   for (const directory of directories) {
     // Its parent, just made or found, could have been swapped for a link out of the tree (or, in a type change, the file taken away from its path).
     reguard(context, directory);
     await attempt(directory, 'create directory', async () => {
       try {
-        // Synchronously, like every create in the tree (see `writeDurably`).
-        mkdirSync(path.join(context.root, directory));
+        makeDirectory(path.join(context.root, directory), owners?.get(directory));
         created.push(directory);
       } catch (error) {
         if (!hasErrorCode(error, 'EEXIST')) throw error;
@@ -247,11 +259,11 @@ function reguard(context: WorkspaceContext, relative: string): void {
 }
 
 /** Renames (and removes and makes directories) in `order` (see `commitOrder.ts`). */
-async function renameInOrder(context: WorkspaceContext, order: CommitOrder, created: string[]): Promise<void> {
+async function renameInOrder(context: WorkspaceContext, order: CommitOrder, making: Making): Promise<void> {
   let index = 0;
   for (const step of order.freeing) await renameStep(context, step, index++);
   order.removed.forEach((directory) => removeEmptiedDirectory(context.guard, directory));
-  if (order.late.length > 0) await stage(context, order.deferred, order.late, created);
+  if (order.late.length > 0) await stage(context, order.deferred, order.late, making);
   for (const step of order.rest) await renameStep(context, step, index++);
 }
 

@@ -9,19 +9,22 @@
  * new path), so an undo reverts content, not modes. A file that is there now keeps the mode it
  * has now — a `chmod` made after the transaction stays, as it would under any later patch —
  * and a rename goes back with the moved file's current mode. Only a deleted file, which has no
- * mode now, comes back with the mode (and owner) it had when it was deleted.
+ * mode now, comes back with the mode (and owner) it had when it was deleted; and so does a
+ * directory the transaction replaced by a file.
  */
 import { diffVersions } from '../engine/receiptDiff.ts';
 import { engineError } from '../engine/errors.ts';
 import { fail, ok, type FileSnapshot, type PlannedFile, type Result } from '../engine/types.ts';
 import { decodeUtf8Text, sha256Hex, type FileOwner } from './files.ts';
-import type { JournalEntry } from './journal.ts';
+import { removedDirectoryOwners, type JournalEntry } from './journal.ts';
 import type { FileChange, LoadedRecord } from './records.ts';
 
 export interface UndoPlan {
   readonly files: readonly PlannedFile[];
   /** The mode and owner each path brought back from deletion takes (others keep their current ones). */
   readonly owners: ReadonlyMap<string, FileOwner>;
+  /** The mode and owner each directory the transaction replaced by a file takes when made again (none for records written before patchd kept them). */
+  readonly directoryOwners: ReadonlyMap<string, FileOwner>;
 }
 
 /** What a transaction left at a path, and what was there before it. */
@@ -49,7 +52,8 @@ export function planUndo(records: readonly LoadedRecord[], current: ReadonlyMap<
     const restored = slots.get(planned.value.path)?.entry.before;
     if (change.op === 'delete' && restored) owners.set(planned.value.path, restored.owner);
   }
-  return ok({ files, owners });
+  const directoryOwners = new Map(records.flatMap(({ record }) => [...removedDirectoryOwners(record)]));
+  return ok({ files, owners, directoryOwners });
 }
 
 /** Every path the records touched, for locking and snapshotting. */

@@ -9,10 +9,10 @@
  */
 import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
-import { symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import type { Workspace } from '../../client/index.ts';
+import { PatchClient, type Workspace } from '../../client/index.ts';
 import { patchd } from '../helpers/cli.ts';
 import { treeWithModes } from '../helpers/modeTree.ts';
 import { createScratch, git, gitRepo, run, type Scratch } from '../helpers/producers.ts';
@@ -181,3 +181,19 @@ async function assertSessionDiffMakes(workspace: Workspace, scratch: Scratch, na
   const { diff } = await workspace.sessionDiff();
   assert.deepEqual(byGitApply(scratch, name, from, diff), expected, `the session diff, by git apply:\n${diff}`);
 }
+
+test('patch/undo brings a directory replaced by a file back with its own mode', async () => {
+  using tree = createTempTree({ 'd/x': 'x\n', 'd/e/y': 'y\n' });
+  chmodSync(join(tree.root, 'd'), 0o750);
+  chmodSync(join(tree.root, 'd/e'), 0o700);
+  await using client = await PatchClient.spawn();
+  const workspace = await client.openWorkspace(tree.root);
+  const patch = '--- a/d/x\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n--- a/d/e/y\n+++ /dev/null\n@@ -1 +0,0 @@\n-y\n--- /dev/null\n+++ b/d\n@@ -0,0 +1 @@\n+d\n';
+  const receipt = await workspace.apply(patch);
+  assert.equal(receipt.status, 'applied', JSON.stringify(receipt.error));
+  assert.equal(tree.text('d'), 'd\n');
+  const undone = await workspace.undo(receipt.transactionId);
+  assert.equal(undone.status, 'applied', JSON.stringify(undone.error));
+  assert.deepEqual(['d', 'd/e'].map((path) => statSync(join(tree.root, path)).mode & 0o7777), [0o750, 0o700]);
+  assert.equal(tree.text('d/e/y'), 'y\n');
+});

@@ -7,12 +7,16 @@
  * a link), or that is a link itself, refuses the plan, nothing written.
  */
 import assert from 'node:assert/strict';
-import { symlinkSync } from 'node:fs';
-import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, lstatSync, symlinkSync } from 'node:fs';
+import { mkdir, readdir, realpath, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'node:test';
 import type { FileSnapshot, Plan } from '../../daemon/engine/types.ts';
+import { undoTransaction } from '../../daemon/server/undoPatch.ts';
 import { nodeDiskCalls, type DiskCalls } from '../../daemon/workspace/diskCalls.ts';
+import { sha256Hex } from '../../daemon/workspace/files.ts';
+import { encodeJournal } from '../../daemon/workspace/journal.ts';
 import type { Workspace } from '../../daemon/workspace/workspace.ts';
 import {
   addFile, commitAndDie, deleteFile, encode, listTree, pathsOf, planOf, renameFile, snapshotAndCommit, TYPE_CHANGE_PLANS, TYPE_CHANGE_TREES, updateFile, withSandbox,
@@ -27,6 +31,7 @@ const VARIANTS = [
   { name: 'directoryToFile', tree: TYPE_CHANGE_TREES.directoryToFile, plan: TYPE_CHANGE_PLANS.directoryToFile, after: DIRECTORY_TO_FILE_AFTER },
 ] as const;
 
+const signal = new AbortController().signal;
 const reversed = (plan: Plan): Plan => ({ ...plan, files: [...plan.files].reverse() });
 
 async function committed(workspace: Workspace, plan: Plan, atomic = true) {
@@ -200,6 +205,99 @@ test('a link out of the tree put where the replaced file was, before its directo
     const outcome = await snapshotAndCommit(workspace, TYPE_CHANGE_PLANS.fileToDirectory);
     assert.equal(outcome.status === 'rejected' && outcome.error.code, 'path_escape');
     assert.deepEqual(await listTree(sandbox.outside), outsideBefore);
+    await workspace.close();
+  });
+});
+
+/** Mode (with setgid and sticky bits), uid and gid of each of `paths` under `root`; undefined where nothing is. */
+function ownersOf(root: string, paths: readonly string[]): Record<string, { mode: number; uid: number; gid: number } | undefined> {
+  return Object.fromEntries(paths.map((relative) => {
+    const stats = existsSync(path.join(root, relative)) ? lstatSync(path.join(root, relative)) : undefined;
+    return [relative, stats === undefined ? undefined : { mode: stats.mode & 0o7777, uid: stats.uid, gid: stats.gid }];
+  }));
+}
+
+const REPLACED = ['d', 'd/e'];
+/** Gives the directories the directoryToFile plan replaces modes of their own (and, as root, another owner): what every way back must bring back. */
+function ownDirectoryModes(root: string): ReturnType<typeof ownersOf> {
+  chmodSync(path.join(root, 'd'), 0o2750);
+  chmodSync(path.join(root, 'd/e'), 0o700);
+  if (process.getuid?.() === 0) chownSync(path.join(root, 'd/e'), 1234, 5678);
+  return ownersOf(root, REPLACED);
+}
+
+test('a directory replaced by a file comes back with its own mode and owner when the commit fails and is rolled back', async () => {
+  for (const failAt of [1, 2, 3]) {
+    await withSandbox(TYPE_CHANGE_TREES.directoryToFile, async (sandbox) => {
+      const owners = ownDirectoryModes(sandbox.root);
+      const before = await listTree(sandbox.root);
+      const workspace = await sandbox.open({ hooks: { beforeRename: (index) => { if (index === failAt) throw new Error('injected'); } } });
+      const outcome = await snapshotAndCommit(workspace, TYPE_CHANGE_PLANS.directoryToFile);
+      assert.equal(outcome.status, 'rejected');
+      assert.deepEqual(await listTree(sandbox.root), before);
+      assert.deepEqual(ownersOf(sandbox.root, REPLACED), owners, `failing before rename ${failAt}`);
+      await workspace.close();
+    });
+  }
+});
+
+test('a directory replaced by a file comes back with its own mode and owner when a daemon killed mid-commit is recovered', async () => {
+  for (const killAt of [2, 3]) {
+    await withSandbox(TYPE_CHANGE_TREES.directoryToFile, async (sandbox) => {
+      const owners = ownDirectoryModes(sandbox.root);
+      commitAndDie(sandbox, killAt, 'directoryToFile');
+      assert.equal(ownersOf(sandbox.root, ['d/e'])['d/e'], undefined, 'the crash came after the directories were removed');
+      const workspace = await sandbox.open();
+      assert.equal(workspace.recovered[0]?.outcome, 'rolled_back');
+      assert.deepEqual(ownersOf(sandbox.root, REPLACED), owners, `killed before rename ${killAt}`);
+      await workspace.close();
+    });
+  }
+});
+
+test('a directory replaced by a file comes back with its own mode and owner when the commit is undone; undone again (redone), it is a file', async () => {
+  await withSandbox(TYPE_CHANGE_TREES.directoryToFile, async (sandbox) => {
+    const owners = ownDirectoryModes(sandbox.root);
+    const before = await listTree(sandbox.root);
+    const workspace = await sandbox.open();
+    const outcome = await committed(workspace, TYPE_CHANGE_PLANS.directoryToFile);
+    const undone = await undoTransaction({ workspaceId: 'ws', transactionId: outcome.transactionId }, { workspace, signal });
+    assert.equal(undone.status, 'applied', JSON.stringify(undone.error));
+    assert.deepEqual(await listTree(sandbox.root), before);
+    assert.deepEqual(ownersOf(sandbox.root, REPLACED), owners);
+    const redone = await undoTransaction({ workspaceId: 'ws', transactionId: undone.transactionId }, { workspace, signal });
+    assert.equal(redone.status, 'applied', JSON.stringify(redone.error));
+    assert.deepEqual(await listTree(sandbox.root), DIRECTORY_TO_FILE_AFTER);
+    // The redo recorded the directories as the undo made them: undoing it brings them back alike.
+    const again = await undoTransaction({ workspaceId: 'ws', transactionId: redone.transactionId }, { workspace, signal });
+    assert.equal(again.status, 'applied', JSON.stringify(again.error));
+    assert.deepEqual(ownersOf(sandbox.root, REPLACED), owners);
+    await workspace.close();
+  });
+});
+
+test('a journal written before directory modes were kept still rolls a type change back, its directories made with the default mode', async () => {
+  await withSandbox({ 'keep.txt': 'keep\n' }, async (sandbox) => {
+    await (await sandbox.open()).close();
+    // Killed after d/e/x and d/y went to the trash and d/e and d were removed, before the file d was renamed in.
+    const entries = [
+      { path: 'd', tempName: null, trashed: false, before: null, afterSha256: sha256Hex(encode('d\n')) },
+      ...[['d/e/x', 'x\n'], ['d/y', 'y\n']].map(([file, text]) => ({
+        path: file!, tempName: null, trashed: true, before: { bytes: encode(text!), owner: { mode: 0o644, uid: 0, gid: 0 }, sha256: sha256Hex(encode(text!)) }, afterSha256: null,
+      })),
+    ];
+    const { chunks } = encodeJournal('tx_old', await realpath(sandbox.root), entries, [], undefined, [{ path: 'd/e', owner: { mode: 0o700, uid: 0, gid: 0 } }, { path: 'd', owner: { mode: 0o700, uid: 0, gid: 0 } }]);
+    const header = JSON.parse(Buffer.from(chunks[0]!).toString('utf8')) as Record<string, unknown>;
+    assert.ok('removedDirectoryOwners' in header, 'the journal of today keeps the modes');
+    delete header.removedDirectoryOwners;
+    const old = [Buffer.from(`${JSON.stringify(header)}\n`), ...chunks.slice(1)];
+    await mkdir(path.join(sandbox.state, 'journal'), { recursive: true });
+    await writeFile(path.join(sandbox.state, 'journal', `${spawnSync('true').pid}-0000-tx_old.journal`), Buffer.concat(old));
+    const workspace = await sandbox.open();
+    assert.deepEqual(workspace.recovered.map(({ outcome, paths, conflicts }) => ({ outcome, paths, conflicts })), [{ outcome: 'rolled_back', paths: ['d/e/x', 'd/y'], conflicts: [] }]);
+    assert.deepEqual(await listTree(sandbox.root), { d: 'dir', 'd/e': 'dir', 'd/e/x': 'file:x\n', 'd/y': 'file:y\n', 'keep.txt': 'file:keep\n' });
+    const defaultMode = 0o777 & ~process.umask();
+    assert.deepEqual(REPLACED.map((directory) => ownersOf(sandbox.root, [directory])[directory]?.mode), [defaultMode, defaultMode]);
     await workspace.close();
   });
 });
