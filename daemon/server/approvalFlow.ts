@@ -162,7 +162,7 @@ async function planOnDisk<P extends PlannedChange>(change: Change<P>, { locked }
 async function planChecked<P extends PlannedChange>(change: Change<P>, snapshots: Snapshots): Promise<Checked<P>> {
   const planned = await change.planOn(snapshots);
   if (!planned.ok) return planned;
-  const fits = await change.context.workspace.checkReplacedDirectories(planned.value.plan, snapshots);
+  const fits = await change.context.workspace.checkReplacedDirectories(planned.value.plan, snapshots, change.request.undoOf);
   return fits.ok ? planned : { ok: false, failure: failureOf(fits.error) };
 }
 

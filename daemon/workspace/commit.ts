@@ -156,7 +156,7 @@ function effectsOfFile(file: PlannedFile): Result<Effect[]> {
 
 async function applyEffects(
   context: WorkspaceContext, effects: readonly Effect[], snapshots: ReadonlyMap<string, FileSnapshot>, ids: TransactionIds,
-  { owners, directoryOwners }: Pick<CommitOptions, 'owners' | 'directoryOwners'> = {},
+  { owners, directoryOwners, undoOf }: Pick<CommitOptions, 'owners' | 'directoryOwners' | 'undoOf'> = {},
 ): Promise<Result<string[]>> {
   await context.hooks.beforeVerify?.(effects.map((effect) => effect.path));
   const current = await readGuardedEntries(context.guard, effects.map((effect) => effect.path));
@@ -164,7 +164,7 @@ async function applyEffects(
   const unchanged = verifyUnchanged(effects.map((effect) => effect.path), snapshots, current.value);
   if (!unchanged.ok) return unchanged;
   const replaced = replacedDirectoriesOf(effects, (path) => current.value.get(path)?.entry.kind === 'directory');
-  const removed = await directoriesToRemove(context.guard, replaced, effects);
+  const removed = await directoriesToRemove(context.guard, replaced, effects, undoOf);
   if (!removed.ok) return removed;
   const steps = stepsFor(context, effects, current.value, snapshots, ids.transactionId, new Set(replaced), owners);
   if (!steps.ok) return steps;
@@ -174,16 +174,18 @@ async function applyEffects(
 /**
  * Refuses a plan that replaces a directory by a file while the directory holds anything the plan
  * does not take away (see `replacedDirectories.ts`), as its commit would: checked as it is
- * planned, so a dry run tells it too.
+ * planned, so a dry run tells it too. `undoOf`: the plan is the undo of that transaction.
  */
-export async function checkReplacedDirectories(context: WorkspaceContext, plan: Pick<Plan, 'files'>, snapshots: ReadonlyMap<string, FileSnapshot>): Promise<Result<void>> {
+export async function checkReplacedDirectories(
+  context: WorkspaceContext, plan: Pick<Plan, 'files'>, snapshots: ReadonlyMap<string, FileSnapshot>, undoOf?: string,
+): Promise<Result<void>> {
   if (![...snapshots.values()].some((snapshot) => snapshot.kind === 'directory')) return ok(undefined);
   const perFile = effectsOf(plan);
   if (!perFile.ok) return perFile;
   const effects = perFile.value.flatMap((file) => file.effects);
   const normalized = normalizeKeys(snapshots);
   const replaced = replacedDirectoriesOf(effects, (path) => normalized.get(path)?.kind === 'directory');
-  const removed = await directoriesToRemove(context.guard, replaced, effects);
+  const removed = await directoriesToRemove(context.guard, replaced, effects, undoOf);
   return removed.ok ? ok(undefined) : removed;
 }
 

@@ -28,16 +28,19 @@ export interface PathChange {
 /**
  * The directories `replaced` (each a directory a commit makes a file at), each with the
  * directories below it, deepest first, with the mode and owner each has: what the commit removes
- * once the paths `changes` take away are gone. An error when one holds anything else.
+ * once the paths `changes` take away are gone. An error when one holds anything else, naming the
+ * undo of `undoOf` when that is what commits.
  */
-export async function directoriesToRemove(guard: PathGuard, replaced: readonly string[], changes: readonly PathChange[]): Promise<Result<RemovedDirectory[]>> {
+export async function directoriesToRemove(
+  guard: PathGuard, replaced: readonly string[], changes: readonly PathChange[], undoOf?: string,
+): Promise<Result<RemovedDirectory[]>> {
   if (replaced.length === 0) return ok([]);
   const sorted = changes.filter((change) => change.after === null).map((change) => change.path).sort();
   const removed: RemovedDirectory[] = [];
   for (const directory of replaced) {
     const guarded = guard.check(directory);
     if (!guarded.ok) return guarded;
-    const emptied = await emptiedBelow({ absolute: guarded.value.absolute, relative: directory }, sorted, directory);
+    const emptied = await emptiedBelow({ absolute: guarded.value.absolute, relative: directory }, sorted, { directory, undoOf });
     if (!emptied.ok) return emptied;
     removed.push(...emptied.value);
   }
@@ -67,8 +70,14 @@ interface Directory {
   readonly relative: string;
 }
 
-/** `directory` and the directories below it, deepest first, when it holds only paths of `gone` (sorted) and directories leading to them; `replaced` is the one the patch replaces. */
-async function emptiedBelow(directory: Directory, gone: readonly string[], replaced: string): Promise<Result<RemovedDirectory[]>> {
+/** The directory a patch, or the undo of `undoOf`, replaces by a file. */
+interface Replacement {
+  readonly directory: string;
+  readonly undoOf: string | undefined;
+}
+
+/** `directory` and the directories below it, deepest first, when it holds only paths of `gone` (sorted) and directories leading to them. */
+async function emptiedBelow(directory: Directory, gone: readonly string[], replacement: Replacement): Promise<Result<RemovedDirectory[]>> {
   let entries;
   let owner;
   try {
@@ -81,8 +90,8 @@ async function emptiedBelow(directory: Directory, gone: readonly string[], repla
   for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     const relative = `${directory.relative}/${entry.name}`;
     if (entry.isFile() && includes(gone, relative)) continue;
-    if (!entry.isDirectory() || !hasBelow(gone, relative)) return fail(leftBehind(replaced, relative, entry.isDirectory()));
-    const below = await emptiedBelow({ absolute: path.join(directory.absolute, entry.name), relative }, gone, replaced);
+    if (!entry.isDirectory() || !hasBelow(gone, relative)) return fail(leftBehind(replacement, relative, entry.isDirectory()));
+    const below = await emptiedBelow({ absolute: path.join(directory.absolute, entry.name), relative }, gone, replacement);
     if (!below.ok) return below;
     removed.push(...below.value);
   }
@@ -90,12 +99,20 @@ async function emptiedBelow(directory: Directory, gone: readonly string[], repla
   return ok(removed);
 }
 
-function leftBehind(replaced: string, found: string, isDirectory: boolean): EngineError {
+function leftBehind({ directory, undoOf }: Replacement, found: string, isDirectory: boolean): EngineError {
   const what = isDirectory ? `the directory ${found}` : found;
-  const message = `The patch replaces the directory ${replaced} by a file, but ${replaced} holds ${what}, which the patch does not delete; nothing was written.`;
+  const error = (message: string, hint: string) => ({ ...engineError('already_exists', message, { path: directory }), hint });
+  if (undoOf !== undefined) {
+    return error(
+      `Undoing ${undoOf} replaces the directory ${directory} by a file, but ${directory} holds ${what}, which the undo does not delete (the transaction being undone did not put it there); nothing was written.`,
+      `An undo replaces a directory by a file only when every file in it is one the transaction being undone added: ${isDirectory ? 'remove' : 'move or delete'} ${what} first, then undo again.`,
+    );
+  }
   const remove = isDirectory ? `remove the directory ${found} first` : `delete ${found} in the same patch (or remove it first)`;
-  const hint = `A directory is replaced by a file only when the patch deletes (or moves away) every file in it: ${remove}, or add the file at another path.`;
-  return { ...engineError('already_exists', message, { path: replaced }), hint };
+  return error(
+    `The patch replaces the directory ${directory} by a file, but ${directory} holds ${what}, which the patch does not delete; nothing was written.`,
+    `A directory is replaced by a file only when the patch deletes (or moves away) every file in it: ${remove}, or add the file at another path.`,
+  );
 }
 
 function includes(sorted: readonly string[], value: string): boolean {

@@ -246,11 +246,12 @@ export class Workspace {
 
   /**
    * Refuses a plan made from `snapshots` that replaces a directory by a file while the directory
-   * holds anything the plan does not take away, as its commit would (`replacedDirectories.ts`).
+   * holds anything the plan does not take away, as its commit would (`replacedDirectories.ts`);
+   * `undoOf`: the plan is the undo of that transaction (its refusal says so).
    */
-  async checkReplacedDirectories(plan: Pick<Plan, 'files'>, snapshots: ReadonlyMap<string, FileSnapshot>): Promise<Result<void>> {
+  async checkReplacedDirectories(plan: Pick<Plan, 'files'>, snapshots: ReadonlyMap<string, FileSnapshot>, undoOf?: string): Promise<Result<void>> {
     this.#refuseIfClosed();
-    return checkReplacedDirectories(this.#context, plan, snapshots);
+    return checkReplacedDirectories(this.#context, plan, snapshots, undoOf);
   }
 
   /**

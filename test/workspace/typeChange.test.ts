@@ -301,3 +301,31 @@ test('a journal written before directory modes were kept still rolls a type chan
     await workspace.close();
   });
 });
+
+test('an undo that would replace a directory holding something it does not delete is refused naming the undo, not a patch', async () => {
+  await withSandbox(TYPE_CHANGE_TREES.fileToDirectory, async (sandbox) => {
+    const workspace = await sandbox.open();
+    const { transactionId } = await committed(workspace, TYPE_CHANGE_PLANS.fileToDirectory);
+    await writeFile(path.join(sandbox.root, 'foo/untracked'), 'u\n');
+    const before = await listTree(sandbox.root);
+    const refusals = [];
+    for (const dryRun of [true, false]) {
+      const receipt = await undoTransaction({ workspaceId: 'ws', transactionId, dryRun }, { workspace, signal });
+      assert.equal(receipt.error?.code, 'already_exists');
+      refusals.push(receipt.error!);
+    }
+    // Found by the commit itself (the undo's plan passed, something arrived since).
+    const undoPlan = planOf(deleteFile('foo/baz'), deleteFile('foo/sub/bar'), addFile('foo', 'foo\n'), updateFile('keep.txt', 'keep\n'));
+    const snapshots = await workspace.snapshot(pathsOf(undoPlan));
+    assert.ok(snapshots.ok);
+    const outcome = await workspace.commit(undoPlan, { atomic: true, snapshots: snapshots.value, undoOf: transactionId, format: 'undo' });
+    assert.ok(outcome.status === 'rejected');
+    refusals.push(outcome.error);
+    for (const { message, hint } of refusals) {
+      assert.match(message, new RegExp(`^Undoing ${transactionId} replaces the directory foo by a file, but foo holds foo/untracked, which the undo does not delete`));
+      assert.doesNotMatch(`${message} ${hint}`, /the patch|same patch/);
+    }
+    assert.deepEqual(await listTree(sandbox.root), before);
+    await workspace.close();
+  });
+});
