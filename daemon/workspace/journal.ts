@@ -86,11 +86,10 @@ export interface RemovedDirectory {
   readonly owner: FileOwner;
 }
 
-/** The mode and owner each directory the commit removes had, by path (none for one journaled before patchd kept them). */
-export function removedDirectoryOwners(record: JournalRecord): Map<string, FileOwner> {
-  const owners = new Map<string, FileOwner>();
-  record.removedDirectoryOwners?.forEach((owner, index) => owners.set(record.removedDirectories![index]!, owner));
-  return owners;
+/** The mode and owner each directory the commit removes had, by path: none when the journal keeps none (written before patchd did), or keeps them misaligned. */
+export function ownersOfRemovedDirectories({ removedDirectories = [], removedDirectoryOwners = [] }: JournalRecord): Map<string, FileOwner> {
+  if (removedDirectoryOwners.length !== removedDirectories.length) return new Map();
+  return new Map(removedDirectories.map((directory, index) => [directory, removedDirectoryOwners[index]!]));
 }
 
 export interface JournalEntryInput extends Omit<JournalEntry, 'before'> {

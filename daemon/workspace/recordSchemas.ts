@@ -34,10 +34,7 @@ export const JournalRecordSchema: z.ZodType<JournalRecord> = z.object({
   // Optional: journals written before patchd kept them have none.
   removedDirectoryOwners: z.array(OwnerSchema).optional(),
   meta: z.unknown().optional(),
-}).refine(
-  (record) => record.removedDirectoryOwners === undefined || record.removedDirectoryOwners.length === (record.removedDirectories?.length ?? 0),
-  'removedDirectoryOwners is aligned with removedDirectories',
-);
+});
 
 const ByteRangeSchema = z.object({ offset: z.number().int().nonnegative(), length: z.number().int().nonnegative() });
 

@@ -33,7 +33,7 @@ import { replaceIfUnchanged } from './confirm.ts';
 import { isPresent, isTempName, removeFromTreeIfPresent, restoreTempPathFor, writeDurably } from './durable.ts';
 import { bytesEqual, readDiskEntry, sha256Hex, type DiskEntry, type FileOwner } from './files.ts';
 import { CommitStepError, hasErrorCode, isShortage, settleAll } from './ioErrors.ts';
-import { removedDirectoryOwners, type Journal, type JournalEntry, type JournalRecord, type Redo } from './journal.ts';
+import { ownersOfRemovedDirectories, type Journal, type JournalEntry, type JournalRecord, type Redo } from './journal.ts';
 import { mapLimited } from './limited.ts';
 import { isDamaged } from './records.ts';
 import { recreateParents, removeDirectoriesEmptiedBy } from './tidy.ts';
@@ -244,7 +244,7 @@ async function replaceThroughTemp(
   const temp = restoreTempPathFor(absolute, record.transactionId);
   removeFromTreeIfPresent(temp, context.disk);
   // The commit replaced the directory by a file, or another commit tidied away the directory this one emptied.
-  await recreateParents(context, entry.path, removedDirectoryOwners(record));
+  await recreateParents(context, entry.path, ownersOfRemovedDirectories(record));
   let replaced = false;
   try {
     try {

@@ -16,7 +16,7 @@ import { diffVersions } from '../engine/receiptDiff.ts';
 import { engineError } from '../engine/errors.ts';
 import { fail, ok, type FileSnapshot, type PlannedFile, type Result } from '../engine/types.ts';
 import { decodeUtf8Text, sha256Hex, type FileOwner } from './files.ts';
-import { removedDirectoryOwners, type JournalEntry } from './journal.ts';
+import { ownersOfRemovedDirectories, type JournalEntry } from './journal.ts';
 import type { FileChange, LoadedRecord } from './records.ts';
 
 export interface UndoPlan {
@@ -52,7 +52,7 @@ export function planUndo(records: readonly LoadedRecord[], current: ReadonlyMap<
     const restored = slots.get(planned.value.path)?.entry.before;
     if (change.op === 'delete' && restored) owners.set(planned.value.path, restored.owner);
   }
-  const directoryOwners = new Map(records.flatMap(({ record }) => [...removedDirectoryOwners(record)]));
+  const directoryOwners = new Map(records.flatMap(({ record }) => [...ownersOfRemovedDirectories(record)]));
   return ok({ files, owners, directoryOwners });
 }
 

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, lstatSync, symlinkSync } from 'node:fs';
-import { mkdir, readdir, realpath, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, realpath, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'node:test';
 import type { FileSnapshot, Plan } from '../../daemon/engine/types.ts';
@@ -296,6 +296,29 @@ test('a journal written before directory modes were kept still rolls a type chan
     const workspace = await sandbox.open();
     assert.deepEqual(workspace.recovered.map(({ outcome, paths, conflicts }) => ({ outcome, paths, conflicts })), [{ outcome: 'rolled_back', paths: ['d/e/x', 'd/y'], conflicts: [] }]);
     assert.deepEqual(await listTree(sandbox.root), { d: 'dir', 'd/e': 'dir', 'd/e/x': 'file:x\n', 'd/y': 'file:y\n', 'keep.txt': 'file:keep\n' });
+    const defaultMode = 0o777 & ~process.umask();
+    assert.deepEqual(REPLACED.map((directory) => ownersOf(sandbox.root, [directory])[directory]?.mode), [defaultMode, defaultMode]);
+    await workspace.close();
+  });
+});
+
+test('an undo record written before directory modes were kept is still undone, its directories made with the default mode', async () => {
+  await withSandbox(TYPE_CHANGE_TREES.directoryToFile, async (sandbox) => {
+    ownDirectoryModes(sandbox.root);
+    const before = await listTree(sandbox.root);
+    const workspace = await sandbox.open();
+    const { transactionId } = await committed(workspace, TYPE_CHANGE_PLANS.directoryToFile);
+    const history = path.join(sandbox.state, 'history');
+    const [name] = (await readdir(history)).filter((file) => file.includes(transactionId));
+    const bytes = await readFile(path.join(history, name!));
+    const newline = bytes.indexOf(0x0a);
+    const header = JSON.parse(bytes.subarray(0, newline).toString('utf8')) as Record<string, unknown>;
+    assert.ok('removedDirectoryOwners' in header, 'the record of today keeps the modes');
+    delete header.removedDirectoryOwners;
+    await writeFile(path.join(history, name!), Buffer.concat([Buffer.from(JSON.stringify(header)), bytes.subarray(newline)]));
+    const undone = await undoTransaction({ workspaceId: 'ws', transactionId }, { workspace, signal });
+    assert.equal(undone.status, 'applied', JSON.stringify(undone.error));
+    assert.deepEqual(await listTree(sandbox.root), before);
     const defaultMode = 0o777 & ~process.umask();
     assert.deepEqual(REPLACED.map((directory) => ownersOf(sandbox.root, [directory])[directory]?.mode), [defaultMode, defaultMode]);
     await workspace.close();
