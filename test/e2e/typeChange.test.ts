@@ -2,17 +2,18 @@
  * Type changes end to end, against real `git apply`: `git diff` of a commit that replaces a file
  * by a directory, or a directory by a file (as real history holds them), applied by a spawned
  * daemon forward on the old tree and backward (`git diff` the other way) on the new one, leaves
- * the tree `git apply` leaves; a dry run writes nothing; undo brings back the pre-image and undoing
- * the undo redoes; the session diff, given to `git apply`, makes the same tree. What git refuses
- * (a directory still holding an untracked file, a file changed while a file is added inside it, a
- * path through a link), patchd refuses, writing nothing. The CLI, forward and `-R`, too.
+ * the tree `git apply` leaves; a dry run writes nothing; undo brings back the pre-image (a replaced
+ * directory with its own mode) and undoing the undo redoes; the session diff, given to `git apply`,
+ * makes the same tree. What git refuses (a directory still holding an untracked file, a file
+ * changed while a file is added inside it, a path through a link), patchd refuses, writing
+ * nothing. The CLI, forward and `-R`, too.
  */
 import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
 import { chmodSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { PatchClient, type Workspace } from '../../client/index.ts';
+import type { Workspace } from '../../client/index.ts';
 import { patchd } from '../helpers/cli.ts';
 import { treeWithModes } from '../helpers/modeTree.ts';
 import { createScratch, git, gitRepo, run, type Scratch } from '../helpers/producers.ts';
@@ -174,6 +175,21 @@ describe('type changes against git apply', () => {
     assert.equal(back.code, 0, back.stderr);
     assert.deepEqual(treeWithModes(tree.root), start);
   });
+
+  test('patch/undo brings a directory replaced by a file back with its own mode', async () => {
+    using tree = createTempTree({ 'd/x': 'x\n', 'd/e/y': 'y\n' });
+    chmodSync(join(tree.root, 'd'), 0o750);
+    chmodSync(join(tree.root, 'd/e'), 0o700);
+    await using workspace = await client().openWorkspace(tree.root);
+    const patch = '--- a/d/x\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n--- a/d/e/y\n+++ /dev/null\n@@ -1 +0,0 @@\n-y\n--- /dev/null\n+++ b/d\n@@ -0,0 +1 @@\n+d\n';
+    const receipt = await workspace.apply(patch);
+    assert.equal(receipt.status, 'applied', JSON.stringify(receipt.error));
+    assert.equal(tree.text('d'), 'd\n');
+    const undone = await workspace.undo(receipt.transactionId);
+    assert.equal(undone.status, 'applied', JSON.stringify(undone.error));
+    assert.deepEqual(['d', 'd/e'].map((path) => statSync(join(tree.root, path)).mode & 0o7777), [0o750, 0o700]);
+    assert.equal(tree.text('d/e/y'), 'y\n');
+  });
 });
 
 /** The session diff since the workspace was opened, given to `git apply` on `from`, makes `expected`. */
@@ -181,19 +197,3 @@ async function assertSessionDiffMakes(workspace: Workspace, scratch: Scratch, na
   const { diff } = await workspace.sessionDiff();
   assert.deepEqual(byGitApply(scratch, name, from, diff), expected, `the session diff, by git apply:\n${diff}`);
 }
-
-test('patch/undo brings a directory replaced by a file back with its own mode', async () => {
-  using tree = createTempTree({ 'd/x': 'x\n', 'd/e/y': 'y\n' });
-  chmodSync(join(tree.root, 'd'), 0o750);
-  chmodSync(join(tree.root, 'd/e'), 0o700);
-  await using client = await PatchClient.spawn();
-  const workspace = await client.openWorkspace(tree.root);
-  const patch = '--- a/d/x\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n--- a/d/e/y\n+++ /dev/null\n@@ -1 +0,0 @@\n-y\n--- /dev/null\n+++ b/d\n@@ -0,0 +1 @@\n+d\n';
-  const receipt = await workspace.apply(patch);
-  assert.equal(receipt.status, 'applied', JSON.stringify(receipt.error));
-  assert.equal(tree.text('d'), 'd\n');
-  const undone = await workspace.undo(receipt.transactionId);
-  assert.equal(undone.status, 'applied', JSON.stringify(undone.error));
-  assert.deepEqual(['d', 'd/e'].map((path) => statSync(join(tree.root, path)).mode & 0o7777), [0o750, 0o700]);
-  assert.equal(tree.text('d/e/y'), 'y\n');
-});
