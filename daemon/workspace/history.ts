@@ -176,7 +176,7 @@ export function windowStart(records: readonly LoadedRecord[]): WindowStart | Dam
     for (const [index, entry] of record.entries.entries()) {
       if (initial.has(entry.path)) continue;
       const damage = preImageDamage(loaded, index);
-      if (damage !== undefined) return { file: loaded.file, key: loaded.key, at: loaded.at, transactionId: loaded.transactionId, damage };
+      if (damage !== undefined) return { file: loaded.file, key: loaded.key, at: loaded.at, transactionId: loaded.transactionId, unit: loaded.unit, damage };
       const bytes = journal.preImages[index] ?? null;
       initial.set(entry.path, entry.before === null || bytes === null ? null : { bytes, owner: entry.before.owner });
     }

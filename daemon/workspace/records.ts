@@ -18,8 +18,8 @@
  * its sha256 (records written before it did have none), checked before an undo or a session
  * diff uses its bytes, and by the listing of every record it lists. A record is bound to its
  * workspace and its name: one whose header names another root (copied from another workspace's
- * history) or another transaction than its file name is damaged too, so it never drives an undo
- * or a session diff here. Encoding needs no zod; reading loads the schemas lazily.
+ * history), or another transaction or unit than its file name, is damaged too, so it never
+ * drives an undo or a session diff here. Encoding needs no zod; reading loads the schemas lazily.
  *
  * File name: `<commit time, ms, 13 digits>-<pid>-<sequence>-<transactionId>.<unit>.record`. The
  * name orders records by commit; `unit` tells apart the per-file transactions of an
@@ -61,6 +61,8 @@ export interface RecordName {
   /** Commit time, ms since the epoch. */
   readonly at: number;
   readonly transactionId: string;
+  /** The unit its name gives (`RecordMeta.unit`). */
+  readonly unit: number;
 }
 
 /** A record's header: the journal record and its meta (no pre-image bytes). */
@@ -76,7 +78,7 @@ export interface LoadedRecord extends RecordHeader {
 
 /**
  * A record that is there but cannot be trusted: cut short, not a record at all, another
- * workspace's or another transaction's, or (once loaded) a pre-image whose bytes no longer hash
+ * workspace's, transaction's or unit's, or (once loaded) a pre-image whose bytes no longer hash
  * to the sha256 recorded with it. `damage` says which, as a predicate of "the record" (`is cut
  * short: …`). Its commit may be writing it still (see `history.ts`).
  */
@@ -205,7 +207,7 @@ export class RecordStore {
       const match = RECORD_NAME.exec(name);
       if (match === null) continue;
       const key = `${match[1]}.${match[4]}`;
-      records.push({ name: { file: path.join(this.directory, name), key, at: Number(match[2]), transactionId: match[3]! }, order: keyParts(key) });
+      records.push({ name: { file: path.join(this.directory, name), key, at: Number(match[2]), transactionId: match[3]!, unit: Number(match[4]) }, order: keyParts(key) });
     }
     // Each key is split once: a long history is sorted in milliseconds, not seconds.
     return records.sort((a, b) => compareParts(a.order, b.order)).map(({ name }) => name);
@@ -252,7 +254,7 @@ export class RecordStore {
       const checked = await checkedHeader(head.line, head.size);
       if (typeof checked === 'string') return damaged(name, checked);
       const { record, meta, cutShort } = checked;
-      const foreign = this.#bindingDamage(name, record);
+      const foreign = this.#bindingDamage(name, record, meta);
       if (foreign !== undefined) return damaged(name, foreign);
       if (cutShort !== undefined) return damaged(name, cutShort, meta);
       const damage = verify ? await preImageDamageOnDisk(handle, head.prefix, head.line!.byteLength + 1, record) : undefined;
@@ -274,7 +276,7 @@ export class RecordStore {
     if (journal === undefined) return damaged(name, await whyUndecodable(bytes));
     const meta = await recordMeta(journal.record);
     if (typeof meta === 'string') return damaged(name, meta);
-    const foreign = this.#bindingDamage(name, journal.record);
+    const foreign = this.#bindingDamage(name, journal.record, meta);
     if (foreign !== undefined) return damaged(name, foreign);
     const loaded: LoadedRecord = { ...name, record: journal.record, meta, journal };
     if (!verify) return loaded;
@@ -288,14 +290,17 @@ export class RecordStore {
   /**
    * Why a record whose header reads well is not this workspace's record `name`: it names another
    * root (copied from another workspace's history: its pre-images are that tree's, and undoing it
-   * here would write them over this one's files), or another transaction than its file name.
-   * The other root is not told: it is another workspace's path.
+   * here would write them over this one's files), or another transaction or unit than its file
+   * name (a record copied under another unit would count one unit's files twice, and undo them
+   * twice). The other root is not told: it is another workspace's path.
    */
-  #bindingDamage(name: RecordName, record: JournalRecord): string | undefined {
+  #bindingDamage(name: RecordName, record: JournalRecord, meta: RecordMeta): string | undefined {
     if (record.root !== this.#root) return 'was written for another workspace (its header names another root), not this one';
-    if (record.transactionId === name.transactionId) return undefined;
-    const held = record.transactionId.length > 80 ? `${record.transactionId.slice(0, 80)}…` : record.transactionId;
-    return `is named for transaction ${name.transactionId} but holds another transaction's (${JSON.stringify(held)})`;
+    if (record.transactionId !== name.transactionId) {
+      const held = record.transactionId.length > 80 ? `${record.transactionId.slice(0, 80)}…` : record.transactionId;
+      return `is named for transaction ${name.transactionId} but holds another transaction's (${JSON.stringify(held)})`;
+    }
+    return meta.unit === name.unit ? undefined : `is named for unit ${name.unit} of its transaction but was written for another unit (${meta.unit})`;
   }
 
   async remove(name: RecordName): Promise<void> {

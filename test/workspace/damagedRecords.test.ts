@@ -169,6 +169,23 @@ test('a record under the name of another transaction (renamed, or copied under a
   });
 });
 
+test('a record copied under its transaction with another unit number is damaged: its unit\'s files are not counted, nor undone, twice', async () => {
+  await withSandbox({ 'a.txt': 'a\n', 'b.txt': 'b\n' }, async (sandbox) => {
+    const workspace = await sandbox.open();
+    const { first, firstRecord } = await twoTransactions(sandbox, workspace);
+    const copied = path.basename(firstRecord).replace(/\.0\.record$/, '.1.record');
+    await writeFile(path.join(historyDir(sandbox), copied), await readFile(firstRecord));
+
+    const listed = (await workspace.transactions(10)).find((entry) => entry.transactionId === first);
+    assert.equal(listed?.damaged, `undo record history/${copied} is named for unit 1 of its transaction but was written for another unit (0)`);
+    assert.deepEqual(listed?.files, [{ path: 'a.txt', op: 'update' }], 'what its own record says');
+    const undone = await undoTransaction({ workspaceId: 'ws', transactionId: first }, { workspace, signal });
+    assert.equal(undone.error?.code, 'io_error');
+    assert.equal(await readFile(path.join(sandbox.root, 'a.txt'), 'utf8'), 'A1\n');
+    await workspace.close();
+  });
+});
+
 test('a record written before pre-images had a sha256 still lists, diffs and undoes', async () => {
   await withSandbox({ 'a.txt': 'a\n', 'b.txt': 'b\n' }, async (sandbox) => {
     const workspace = await sandbox.open();
