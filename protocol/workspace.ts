@@ -46,10 +46,13 @@ export const OpenWorkspaceParamsSchema = z.strictObject({
  * `rolled_back` to its pre-image (it was never acknowledged), or `rolled_forward` when every
  * post-image was already in place. Either way each path holds the whole pre- or post-image,
  * except those listed in `conflicts` and `damaged`, which hold what they held before the open.
+ * `left_as_found`: its journal's header no longer matches the checksum it was written with (a
+ * disk fault, or an edit by hand), so none of it could be trusted: nothing was written, every
+ * path the header names is listed in `damaged`, and the journal is kept in the state dir.
  */
 export const RecoverySchema = z.object({
   transactionId: z.string(),
-  outcome: z.enum(['rolled_back', 'rolled_forward']),
+  outcome: z.enum(['rolled_back', 'rolled_forward', 'left_as_found']),
   /** Paths put back to their pre-image (rolled back), or at their post-image (rolled forward). */
   paths: z.array(z.string()),
   /** Paths left as found: someone changed them after the crash (the journal is kept in the state dir). */
@@ -57,7 +60,8 @@ export const RecoverySchema = z.object({
   /**
    * Paths left as found because the journal's copy of the bytes to write there no longer
    * matches the sha256 it keeps of them (a disk fault, or an edit by hand): writing them would
-   * have put wrong bytes in the file. The journal is kept in the state dir. Absent when none.
+   * have put wrong bytes in the file; or, with `left_as_found`, every path its damaged header
+   * names. The journal is kept in the state dir. Absent when none.
    */
   damaged: z.array(z.string()).optional(),
 });

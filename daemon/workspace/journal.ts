@@ -11,12 +11,22 @@
  * new content was fsynced (`transaction.ts`) logs a redo section after them: one line of JSON
  * (`RedoRecord`), then the post-images back to back. Encoding needs no zod; decoding loads the
  * schemas lazily (`recordSchemas.ts`).
+ *
+ * The header line ends with its own checksum (`,"headerCrc32":<n>}`, the crc32 of the line's
+ * bytes before it), checked by every reader: the pre-images have their sha256s, but a byte
+ * changed in the header that leaves it JSON (a mode, a path, a hash: a disk fault, an edit by
+ * hand) would otherwise have an undo or a recovery act on its wrong claims. crc32, as the commit
+ * log's frames: it guards against damage, not forgery (whoever can edit the file can recompute
+ * it), and costs next to nothing on a commit. Headers written before patchd sealed them have
+ * none and are read as before: they are records on users' disks (`failsChecksum`).
+ *
  * File name: `<pid>-<processNonce>-<id>.journal`, so a daemon can tell its own live journals,
  * and another live daemon's, from those a killed daemon left behind.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { crc32 } from 'node:zlib';
 import type { DiskCalls } from './diskCalls.ts';
 import { removeIfPresent, type DirectorySyncer } from './durable.ts';
 import type { FileOwner } from './files.ts';
@@ -65,6 +75,11 @@ export interface Journal {
   readonly preImages: readonly (Uint8Array | null)[];
   /** Present when the commit may have been reported before its post-images were durable. */
   readonly redo?: Redo | undefined;
+}
+
+/** A journal whose header fails its checksum: what the damaged header claims, to tell what was left as found, never to act on. */
+export interface DamagedJournal {
+  readonly damagedHeader: JournalRecord;
 }
 
 /** The redo section's header line: where each entry's post-image sits after it. */
@@ -117,8 +132,38 @@ export function encodeJournal(
     ...(meta === undefined ? {} : { meta }),
   };
   const preImages = inputs.map((input) => input.before?.bytes ?? null);
-  const header = Buffer.from(`${JSON.stringify(record)}\n`);
-  return { journal: { record, preImages }, chunks: [header, ...preImages.filter((bytes) => bytes !== null)] };
+  return { journal: { record, preImages }, chunks: [sealedHeaderLine(record), ...preImages.filter((bytes) => bytes !== null)] };
+}
+
+/** How a sealed header line ends: the checksum, as the last key of its object. */
+const SEAL = /,"headerCrc32":(\d{1,10})\}$/;
+/** Longer than any seal, newline included. */
+const SEAL_MAX_BYTES = 32;
+/** The keys headers had before they were sealed. */
+const UNSEALED_KEYS: ReadonlySet<string> = new Set(['format', 'transactionId', 'root', 'startedAt', 'entries', 'directories', 'removedDirectories', 'meta']);
+
+/** The record's header line, newline included, sealed with its checksum: the crc32 of every byte before the seal. */
+function sealedHeaderLine(record: JournalRecord): Buffer {
+  const json = JSON.stringify(record);
+  // Encoded once, the seal written over its closing brace: a large header is not copied again
+  // (measured on a 1,000-file header: +5 % over the unsealed encoding; +30 % with a copy).
+  const line = Buffer.allocUnsafe(Buffer.byteLength(json) + SEAL_MAX_BYTES);
+  const covered = line.write(json) - 1;
+  const sealed = line.write(`,"headerCrc32":${crc32(line.subarray(0, covered))}}\n`, covered, 'latin1');
+  return line.subarray(0, covered + sealed);
+}
+
+/**
+ * Whether a header `line` (parsed as `parsed`) fails its checksum: its seal does not match the
+ * bytes before it, or it has no seal yet holds a key other than those unsealed headers had. One
+ * with no seal and only those keys was written before patchd sealed headers, and is read as
+ * before; one with other keys had a seal whose own bytes were damaged.
+ */
+function failsChecksum(line: Uint8Array, parsed: object): boolean {
+  const tail = Buffer.from(line.subarray(Math.max(0, line.byteLength - SEAL_MAX_BYTES))).toString('latin1');
+  const seal = SEAL.exec(tail);
+  if (seal === null) return Object.keys(parsed).some((key) => !UNSEALED_KEYS.has(key));
+  return crc32(line.subarray(0, line.byteLength - seal[0].length)) !== Number(seal[1]);
 }
 
 /** The redo section of a journal (appended to its chunks in the commit log): the post-images, aligned with its entries. */
@@ -133,22 +178,37 @@ export function encodeRedo(bootId: string | null, postImages: readonly (Uint8Arr
   return [Buffer.from(`${JSON.stringify(record)}\n`), ...postImages.filter((bytes) => bytes !== null)];
 }
 
+/**
+ * A journal's header line read back: its record, and whether the line fails its checksum (then
+ * the record is only what the damaged line claims, to be told and never acted on).
+ */
+export interface DecodedHeader {
+  readonly record: JournalRecord;
+  readonly failsChecksum: boolean;
+}
+
 /** Parses a journal file's first line; undefined when it is not a journal record. Loads the schemas (zod) on first use. */
-export async function decodeJournalHeader(line: Uint8Array): Promise<JournalRecord | undefined> {
+export async function decodeJournalHeader(line: Uint8Array): Promise<DecodedHeader | undefined> {
   const { JournalRecordSchema } = await import('./recordSchemas.ts');
   try {
-    return JournalRecordSchema.parse(JSON.parse(Buffer.from(line).toString('utf8')));
+    const parsed: unknown = JSON.parse(Buffer.from(line).toString('utf8'));
+    const record = JournalRecordSchema.parse(parsed);
+    return { record, failsChecksum: failsChecksum(line, parsed as object) };
   } catch {
     return undefined;
   }
 }
 
-/** Parses a journal file; undefined when it is truncated or not a journal (a crash while writing it: nothing was renamed yet). */
+/**
+ * Parses a journal file; undefined when it is truncated or not a journal (a crash while writing
+ * it: nothing was renamed yet), or its header fails its checksum (`JournalStore.load` tells it).
+ */
 export async function decodeJournal(bytes: Uint8Array): Promise<Journal | undefined> {
   const newline = bytes.indexOf(0x0a);
   if (newline < 0) return undefined;
-  const record = await decodeJournalHeader(bytes.subarray(0, newline));
-  if (record === undefined) return undefined;
+  const header = await decodeJournalHeader(bytes.subarray(0, newline));
+  if (header === undefined || header.failsChecksum) return undefined;
+  const { record } = header;
   const blobs = bytes.subarray(newline + 1);
   const complete = record.entries.every((entry) => entry.before === null || entry.before.offset + entry.before.length <= blobs.byteLength);
   if (!complete) return undefined;
@@ -235,8 +295,14 @@ export class JournalStore {
     return removed;
   }
 
-  async load(file: string): Promise<Journal | undefined> {
-    return decodeJournal(await readFile(file));
+  /** The journal `file`; undefined when it is truncated or not a journal; its header's claims alone when that fails its checksum. */
+  async load(file: string): Promise<Journal | DamagedJournal | undefined> {
+    const bytes = await readFile(file);
+    const journal = await decodeJournal(bytes);
+    if (journal !== undefined) return journal;
+    const newline = bytes.indexOf(0x0a);
+    const header = newline < 0 ? undefined : await decodeJournalHeader(bytes.subarray(0, newline));
+    return header?.failsChecksum === true ? { damagedHeader: header.record } : undefined;
   }
 
   /** Journals whose writer is gone: not this process's, and not a live process's. */

@@ -23,6 +23,7 @@ const JournalEntrySchema = z.object({
   afterSha256: z.string().nullable(),
 });
 
+// The header line's checksum (`headerCrc32`) is checked by `decodeJournalHeader`; this strips it, as it does any key it does not name.
 export const JournalRecordSchema: z.ZodType<JournalRecord> = z.object({
   format: z.literal(1),
   transactionId: z.string(),

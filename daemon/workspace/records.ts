@@ -16,10 +16,12 @@
  * reported just before its record (`transaction.ts`; a workspace's own queries wait for it).
  * Otherwise it is damaged, and said to be — never passed over in silence. Each pre-image carries
  * its sha256 (records written before it did have none), checked before an undo or a session
- * diff uses its bytes, and by the listing of every record it lists. A record is bound to its
- * workspace and its name: one whose header names another root (copied from another workspace's
- * history), or another transaction or unit than its file name, is damaged too, so it never
- * drives an undo or a session diff here. Encoding needs no zod; reading loads the schemas lazily.
+ * diff uses its bytes, and by the listing of every record it lists; the header carries a
+ * checksum of its own (`journal.ts`), checked by every read of it, so a header changed since
+ * it was written is damaged however well it parses. A record is bound to its workspace and its
+ * name: one whose header names another root (copied from another workspace's history), or
+ * another transaction or unit than its file name, is damaged too, so it never drives an undo
+ * or a session diff here. Encoding needs no zod; reading loads the schemas lazily.
  *
  * File name: `<commit time, ms, 13 digits>-<pid>-<sequence>-<transactionId>.<unit>.record`. The
  * name orders records by commit; `unit` tells apart the per-file transactions of an
@@ -77,9 +79,9 @@ export interface LoadedRecord extends RecordHeader {
 }
 
 /**
- * A record that is there but cannot be trusted: cut short, not a record at all, another
- * workspace's, transaction's or unit's, or (once loaded) a pre-image whose bytes no longer hash
- * to the sha256 recorded with it. `damage` says which, as a predicate of "the record" (`is cut
+ * A record that is there but cannot be trusted: cut short, not a record at all, a header that
+ * fails its checksum, another workspace's, transaction's or unit's, or (once loaded) a pre-image
+ * whose bytes no longer hash to the sha256 recorded with it. `damage` says which, as a predicate of "the record" (`is cut
  * short: …`). Its commit may be writing it still (see `history.ts`).
  */
 export interface DamagedRecord extends RecordName {
@@ -240,8 +242,8 @@ export class RecordStore {
   }
 
   /**
-   * The record's header; damaged when it cannot be read, is not this workspace's or this name's,
-   * or its file is shorter than its header says (a pre-image cut short: told from the size), and
+   * The record's header; damaged when it cannot be read, fails its checksum, is not this
+   * workspace's or this name's, or its file is shorter than its header says (a pre-image cut short: told from the size), and
    * with `verify` when a pre-image fails its sha256 — read a chunk at a time, so a large record
    * costs its reading and hashing, not its size in memory; undefined when it is gone (pruned
    * meanwhile).
@@ -385,8 +387,10 @@ function damaged(name: RecordName, damage: string, meta?: RecordMeta): DamagedRe
  */
 async function checkedHeader(line: Uint8Array | undefined, size: number): Promise<{ record: JournalRecord; meta: RecordMeta; cutShort?: string } | string> {
   if (line === undefined) return size === 0 ? 'is empty' : 'has no header line (cut short, or not a record)';
-  const record = await decodeJournalHeader(line);
-  if (record === undefined) return 'has a header line that is not an undo record\'s (damaged, or not a record)';
+  const header = await decodeJournalHeader(line);
+  if (header === undefined) return 'has a header line that is not an undo record\'s (damaged, or not a record)';
+  if (header.failsChecksum) return 'has a header that fails its checksum (changed since it was written: a disk fault, or an edit by hand), so nothing it says can be trusted';
+  const { record } = header;
   const meta = await recordMeta(record);
   if (typeof meta === 'string') return meta;
   const needed = line.byteLength + 1 + preImagesEnd(record);

@@ -18,12 +18,14 @@
  *
  * What recovery writes comes from the journal, which a disk fault (or an edit by hand) may have
  * changed while it waited for this open: a journal file in `journal/` has no checksum of its own
- * (a log frame has its crc). So every image is checked against the sha256 the journal keeps of
- * it before it is written — a pre-image against `before.sha256` (journals written before
- * patchd kept it are used as they are), a post-image against `afterSha256` — and one that fails
- * is not written: the path is left as found, reported `damaged`, and the journal kept aside. A
- * path is taken to hold its pre-image by that sha256 too, so a damaged copy in the journal does
- * not make an untouched file look changed.
+ * but its header's (a log frame has its crc). A journal whose header fails its checksum is not
+ * acted on at all: every path it names is left as found, reported `damaged` (outcome
+ * `left_as_found`), and the journal kept aside. Every image is checked against the sha256 the
+ * journal keeps of it before it is written — a pre-image against `before.sha256` (journals
+ * written before patchd kept it are used as they are), a post-image against `afterSha256` — and
+ * one that fails is not written: the path is left as found, reported `damaged`, and the journal
+ * kept aside. A path is taken to hold its pre-image by that sha256 too, so a damaged copy in the
+ * journal does not make an untouched file look changed.
  */
 import { rmdirSync } from 'node:fs';
 import path from 'node:path';
@@ -33,7 +35,7 @@ import { replaceIfUnchanged } from './confirm.ts';
 import { isPresent, isTempName, removeFromTreeIfPresent, restoreTempPathFor, writeDurably } from './durable.ts';
 import { bytesEqual, readDiskEntry, sha256Hex, type DiskEntry, type FileOwner } from './files.ts';
 import { CommitStepError, hasErrorCode, isShortage, settleAll } from './ioErrors.ts';
-import { ownersOfRemovedDirectories, type Journal, type JournalEntry, type JournalRecord, type Redo } from './journal.ts';
+import { ownersOfRemovedDirectories, type DamagedJournal, type Journal, type JournalEntry, type JournalRecord, type Redo } from './journal.ts';
 import { mapLimited } from './limited.ts';
 import { isDamaged } from './records.ts';
 import { recreateParents, removeDirectoriesEmptiedBy } from './tidy.ts';
@@ -42,13 +44,17 @@ import { discardFromTrash, trashPathFor } from './trash.ts';
 /** What a recovery did with one journaled transaction. */
 export interface RecoveryReport {
   readonly transactionId: string;
-  /** `rolled_back`: put back to the pre-image; `rolled_forward`: every post-image was in place, so the commit stands. */
-  readonly outcome: 'rolled_back' | 'rolled_forward';
+  /**
+   * `rolled_back`: put back to the pre-image; `rolled_forward`: every post-image was in place, so
+   * the commit stands; `left_as_found`: its journal's header fails its checksum, so nothing was
+   * done (every path it names is in `damaged`).
+   */
+  readonly outcome: 'rolled_back' | 'rolled_forward' | 'left_as_found';
   /** Paths put back to their pre-image (rolled back), or kept at their post-image (rolled forward). */
   readonly paths: readonly string[];
   /** Paths left as found: they held neither the pre-image nor the post-image. */
   readonly conflicts: readonly string[];
-  /** Paths left as found: the journal's copy of the image to write there fails its sha256 (see the module comment). */
+  /** Paths left as found: the journal's copy of the image to write there fails its sha256, or its header its checksum (see the module comment). */
   readonly damaged: readonly string[];
 }
 
@@ -312,18 +318,24 @@ async function syncTouchedDirectories(context: WorkspaceContext, entries: readon
 /**
  * Finishes every journal a dead daemon left for this workspace, newest first: rolled forward
  * when all its post-images are in place, else rolled back. A journal with a conflict is set
- * aside (kept, renamed `.conflict`) rather than dropped.
+ * aside (kept, renamed `.conflict`) rather than dropped; so is one whose header fails its
+ * checksum, untouched: which paths it names, and what they held, cannot be trusted.
  */
 export async function recoverAbandonedJournals(context: WorkspaceContext): Promise<RecoveryReport[]> {
   const loaded = await Promise.all((await context.journals.listAbandoned()).map(async (file) => ({ file, journal: await context.journals.load(file) })));
-  const journals = loaded.flatMap(({ journal }) => (journal === undefined ? [] : [journal]));
+  const journals = loaded.flatMap(({ journal }) => (journal === undefined || isDamagedJournal(journal) ? [] : [journal]));
   const reports: RecoveryReport[] = [];
   for (const { file, journal } of loaded.sort(newestFirst)) {
     if (journal === undefined) {
       await context.journals.remove(file);
       continue;
     }
-    if (journal.record.root !== context.root) continue;
+    if (recordOf(journal).root !== context.root) continue;
+    if (isDamagedJournal(journal)) {
+      await context.journals.setAside(file);
+      reports.push(leftAsFound(journal));
+      continue;
+    }
     const report = await finishJournal(context, journal, journals);
     // The only copy of what was left unwritten (a pre-image, or a post-image reported applied).
     if (report.conflicts.length > 0 || report.damaged.length > 0) await context.journals.setAside(file);
@@ -342,6 +354,20 @@ async function finishJournal(context: WorkspaceContext, journal: Journal, others
   return redoForward(context, journal, redo, others);
 }
 
-function newestFirst(a: { journal: Journal | undefined }, b: { journal: Journal | undefined }): number {
-  return (b.journal?.record.startedAt ?? 0) - (a.journal?.record.startedAt ?? 0);
+/** A journal whose header fails its checksum, told by what that header claims: every path it names left as found. */
+function leftAsFound({ damagedHeader }: DamagedJournal): RecoveryReport {
+  return { transactionId: damagedHeader.transactionId, outcome: 'left_as_found', paths: [], conflicts: [], damaged: damagedHeader.entries.map((entry) => entry.path) };
+}
+
+function isDamagedJournal(journal: Journal | DamagedJournal): journal is DamagedJournal {
+  return 'damagedHeader' in journal;
+}
+
+function recordOf(journal: Journal | DamagedJournal): JournalRecord {
+  return isDamagedJournal(journal) ? journal.damagedHeader : journal.record;
+}
+
+function newestFirst(a: { journal: Journal | DamagedJournal | undefined }, b: { journal: Journal | DamagedJournal | undefined }): number {
+  const startedAt = ({ journal }: typeof a) => (journal === undefined ? 0 : recordOf(journal).startedAt);
+  return startedAt(b) - startedAt(a);
 }

@@ -39,22 +39,41 @@ for (const [when, outcome, paths] of [
   });
 }
 
-test('workspace/open reports a path recovery left as found because the journal\'s copy of its pre-image fails its sha256', async () => {
-  // A commit killed after renaming two.txt and before three.txt; its journal waited in the state dir, where a byte of two.txt's pre-image flipped.
-  using tree = createTempTree({ ...CRASH_TREE, 'two.txt': '2\n' });
-  const journals = join(stateDirFor(tree.root, TEST_STATE_ROOT), 'journal');
+/**
+ * The journal of a commit killed after renaming two.txt and before three.txt (the tree holds
+ * that), as it waited in the state dir, its bytes passed through `damage`.
+ */
+function leaveJournal(root: string, damage: (bytes: Buffer, headerBytes: number) => Buffer): void {
+  const journals = join(stateDirFor(root, TEST_STATE_ROOT), 'journal');
   mkdirSync(journals, { recursive: true });
   const update = (path: string, before: string, after: string) => ({
     path, tempName: null, trashed: false, before: { bytes: encode(before), owner: { mode: 0o644, uid: 0, gid: 0 }, sha256: sha256Hex(encode(before)) }, afterSha256: sha256Hex(encode(after)),
   });
-  const { chunks } = encodeJournal('tx_damaged', tree.root, [update('two.txt', 'two\n', '2\n'), update('three.txt', 'three\n', '3\n')], []);
-  const bytes = Buffer.concat(chunks);
-  bytes[chunks[0]!.byteLength + 2]! ^= 0x20; // "two" → "twO"
-  writeFileSync(join(journals, `${spawnSync('true').pid}-0000-tx_damaged.journal`), bytes);
+  const { chunks } = encodeJournal('tx_damaged', root, [update('two.txt', 'two\n', '2\n'), update('three.txt', 'three\n', '3\n')], []);
+  writeFileSync(join(journals, `${spawnSync('true').pid}-0000-tx_damaged.journal`), damage(Buffer.concat(chunks), chunks[0]!.byteLength));
+}
+
+test('workspace/open reports a path recovery left as found because the journal\'s copy of its pre-image fails its sha256', async () => {
+  using tree = createTempTree({ ...CRASH_TREE, 'two.txt': '2\n' });
+  leaveJournal(tree.root, (bytes, headerBytes) => {
+    bytes[headerBytes + 2]! ^= 0x20; // "two" → "twO"
+    return bytes;
+  });
 
   await using client = await PatchClient.spawn();
   const workspace = await client.openWorkspace(tree.root);
   assert.deepEqual(workspace.recovered, [{ transactionId: 'tx_damaged', outcome: 'rolled_back', paths: [], conflicts: [], damaged: ['two.txt'] }]);
   assert.equal(tree.text('two.txt'), '2\n', 'not the damaged bytes');
+  assert.equal(tree.text('three.txt'), 'three\n');
+});
+
+test('workspace/open reports a journal whose header fails its checksum as left_as_found: nothing it names is written', async () => {
+  using tree = createTempTree({ ...CRASH_TREE, 'two.txt': '2\n' });
+  leaveJournal(tree.root, (bytes) => Buffer.from(bytes.toString('latin1').replace('"mode":420', '"mode":511'), 'latin1')); // 0o644 → 0o777
+
+  await using client = await PatchClient.spawn();
+  const workspace = await client.openWorkspace(tree.root);
+  assert.deepEqual(workspace.recovered, [{ transactionId: 'tx_damaged', outcome: 'left_as_found', paths: [], conflicts: [], damaged: ['two.txt', 'three.txt'] }]);
+  assert.equal(tree.text('two.txt'), '2\n', 'not rolled back from a journal that cannot be trusted');
   assert.equal(tree.text('three.txt'), 'three\n');
 });

@@ -168,6 +168,33 @@ describe('undo over the wire', () => {
     assert.equal(tree.text('b.txt'), 'B\n');
   });
 
+  test('a record whose header still parses but has a byte changed (a deleted file\'s mode) fails its checksum: listed as damaged, undo and session/diff refused, nothing written', async () => {
+    using tree = createTempTree({ 'bin/tool.sh': '#!/bin/sh\n', 'b.txt': 'b\n' });
+    chmodSync(join(tree.root, 'bin/tool.sh'), 0o755);
+    await using workspace = await client().openWorkspace(tree.root);
+    const deleted = await workspace.apply(DELETE_TOOL);
+    await workspace.transactions(); // a history query waits until every record is written
+    const history = join(stateDirFor(tree.root, TEST_STATE_ROOT), 'history');
+    const record = join(history, readdirSync(history).find((name) => name.includes(deleted.transactionId))!);
+    const bytes = readFileSync(record);
+    const at = bytes.indexOf('"mode":493'); // 0o755
+    assert.ok(at >= 0 && at < bytes.indexOf(0x0a), 'the mode is in the header');
+    bytes.write('"mode":511', at, 'latin1'); // 0o777: the file would come back writable by anyone
+    writeFileSync(record, bytes);
+    const before = treeWithModes(tree.root);
+
+    const [listed] = await workspace.transactions({ limit: 1 });
+    assert.equal(listed?.transactionId, deleted.transactionId);
+    assert.match(listed?.damaged ?? '', /^undo record history\/\S+ has a header that fails its checksum/);
+    assert.deepEqual({ status: listed?.status, files: listed?.files }, { status: 'unknown', files: [] }, 'nothing told from a header that cannot be trusted');
+    const undone = await workspace.undo(deleted.transactionId);
+    assert.equal(undone.status, 'rejected');
+    assert.equal(undone.error?.code, 'io_error');
+    assert.match(undone.error?.message ?? '', /fails its checksum/);
+    await assert.rejects(workspace.sessionDiff(), (error: unknown) => error instanceof RpcError && error.data?.code === 'io_error');
+    assert.deepEqual(treeWithModes(tree.root), before, 'nothing written');
+  });
+
   test('session/diff: renames as renames, paths back where they began drop out, since is exclusive', async () => {
     using tree = createTempTree({ 'a.txt': 'one\ntwo\n', 'src/old.ts': 'x\n' });
     await using workspace = await client().openWorkspace(tree.root);

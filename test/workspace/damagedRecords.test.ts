@@ -1,18 +1,19 @@
 /**
  * Undo records that cannot be trusted — cut short, garbage, empty, NULs, a pre-image that no
- * longer matches its sha256 — are never passed over in silence: the log lists their transaction
- * as damaged, and an undo or a session diff that needs them is refused naming it. A record still
- * being written (its commit in flight) is passed over, as before. Records written before
- * pre-images had a sha256 still load and undo.
+ * longer matches its sha256, a header that fails its checksum, another workspace's, transaction's
+ * or unit's — are never passed over in silence: the log lists their transaction as damaged, and
+ * an undo or a session diff that needs them is refused naming it. A record still being written
+ * (its commit in flight) is passed over, as before. Records written before headers had a checksum,
+ * or pre-images a sha256, still load and undo.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'node:test';
 import { undoTransaction } from '../../daemon/server/undoPatch.ts';
 import type { Workspace } from '../../daemon/workspace/workspace.ts';
-import { listTree, planOf, snapshotAndCommit, updateFile, withSandbox, type Sandbox } from './fixtures.ts';
+import { deleteFile, listTree, planOf, snapshotAndCommit, updateFile, withSandbox, type Sandbox } from './fixtures.ts';
 
 const signal = new AbortController().signal;
 const sha256 = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('hex');
@@ -186,24 +187,35 @@ test('a record copied under its transaction with another unit number is damaged:
   });
 });
 
-test('a record written before pre-images had a sha256 still lists, diffs and undoes', async () => {
-  await withSandbox({ 'a.txt': 'a\n', 'b.txt': 'b\n' }, async (sandbox) => {
-    const workspace = await sandbox.open();
-    const { first, firstRecord } = await twoTransactions(sandbox, workspace);
-    const { header, body } = await splitRecord(firstRecord);
+/** Headers as earlier versions wrote them: without a checksum, and (older still) without the sha256 of each pre-image. */
+const EARLIER_HEADERS: Record<string, (header: Awaited<ReturnType<typeof splitRecord>>['header']) => void> = {
+  'before headers had a checksum': (header) => delete header.headerCrc32,
+  'before pre-images had a sha256': (header) => {
+    delete header.headerCrc32;
     for (const entry of header.entries) delete entry.before?.sha256;
-    await writeFile(firstRecord, Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), body]));
+  },
+};
 
-    assert.equal((await workspace.transactions(10)).find((entry) => entry.transactionId === first)?.damaged, undefined);
-    const changes = await workspace.sessionChanges(null);
-    assert.ok(changes?.ok);
-    assert.deepEqual(changes.value.map((change) => change.path), ['a.txt', 'b.txt']);
-    const undone = await undoTransaction({ workspaceId: 'ws', transactionId: first }, { workspace, signal });
-    assert.equal(undone.status, 'applied', JSON.stringify(undone.error));
-    assert.equal(await readFile(path.join(sandbox.root, 'a.txt'), 'utf8'), 'a\n');
-    await workspace.close();
+for (const [when, strip] of Object.entries(EARLIER_HEADERS)) {
+  test(`a record written ${when} still lists, diffs and undoes`, async () => {
+    await withSandbox({ 'a.txt': 'a\n', 'b.txt': 'b\n' }, async (sandbox) => {
+      const workspace = await sandbox.open();
+      const { first, firstRecord } = await twoTransactions(sandbox, workspace);
+      const { header, body } = await splitRecord(firstRecord);
+      strip(header);
+      await writeFile(firstRecord, Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), body]));
+
+      assert.equal((await workspace.transactions(10)).find((entry) => entry.transactionId === first)?.damaged, undefined);
+      const changes = await workspace.sessionChanges(null);
+      assert.ok(changes?.ok);
+      assert.deepEqual(changes.value.map((change) => change.path), ['a.txt', 'b.txt']);
+      const undone = await undoTransaction({ workspaceId: 'ws', transactionId: first }, { workspace, signal });
+      assert.equal(undone.status, 'applied', JSON.stringify(undone.error));
+      assert.equal(await readFile(path.join(sandbox.root, 'a.txt'), 'utf8'), 'a\n');
+      await workspace.close();
+    });
   });
-});
+}
 
 test('a record being written (its commit in flight, its intent unsettled in the commit log) is passed over, not called damaged', async () => {
   await withSandbox({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n' }, async (sandbox) => {
@@ -242,3 +254,56 @@ test('a record being written (its commit in flight, its intent unsettled in the 
     await workspace.close();
   });
 });
+
+/** The record `file` with its header line edited by `edit` (which must change it): a byte flipped on disk, or an edit by hand. */
+async function editHeader(file: string, edit: (line: string) => string): Promise<void> {
+  const { line, body } = await splitRecord(file);
+  const edited = edit(line.toString('utf8'));
+  assert.notEqual(edited, line.toString('utf8'), 'the edit changes the header');
+  await writeFile(file, Buffer.concat([Buffer.from(`${edited}\n`), body]));
+}
+
+/** A digit other than `digit`. */
+const otherDigit = (digit: string) => String((Number(digit) + 1) % 10);
+
+/** Edits that leave a header JSON and a record's (each still parses) but change what it says, or its checksum. */
+const HEADER_EDITS: Record<string, (line: string) => string> = {
+  // 0o644 is 420, 0o744 484: one digit off gives another mode, and a file deleted by the transaction would come back with it.
+  "a digit of a deleted file's mode": (line) => line.replace('"mode":420', '"mode":421'),
+  'a character of a path': (line) => line.replace('"path":"gone.txt"', '"path":"gonE.txt"'),
+  'the operation of a file': (line) => line.replace('"op":"delete"', '"op":"update"'),
+  'a digit of its checksum': (line) => line.replace(/("headerCrc32":)(\d)/, (_, key: string, digit: string) => `${key}${otherDigit(digit)}`),
+  // Without its checksum's name, it would pass for a header written before headers had one.
+  "a character of its checksum's name": (line) => line.replace('"headerCrc32"', '"headerCrc33"'),
+};
+
+for (const [kind, edit] of Object.entries(HEADER_EDITS)) {
+  test(`a record whose header has ${kind} changed (still JSON) fails its checksum: listed as damaged, its undo and a session diff over it refused, nothing written`, async () => {
+    await withSandbox({ 'gone.txt': 'kept bytes\n', 'b.txt': 'b\n' }, async (sandbox) => {
+      await chmod(path.join(sandbox.root, 'gone.txt'), 0o644);
+      const workspace = await sandbox.open();
+      const deleted = await snapshotAndCommit(workspace, planOf(deleteFile('gone.txt')));
+      const later = await snapshotAndCommit(workspace, planOf(updateFile('b.txt', 'B1\n')));
+      assert.ok(deleted.status === 'applied' && later.status === 'applied');
+      await workspace.settled();
+      const recordName = (await readdir(historyDir(sandbox))).find((name) => name.includes(deleted.transactionId))!;
+      await editHeader(path.join(historyDir(sandbox), recordName), edit);
+
+      const listed = await workspace.transactions(10);
+      assert.deepEqual(listed.map((entry) => entry.transactionId), [later.transactionId, deleted.transactionId]);
+      assert.equal(listed[0]!.damaged, undefined);
+      assert.equal(listed[1]!.damaged, `undo record history/${recordName} has a header that fails its checksum (changed since it was written: a disk fault, or an edit by hand), so nothing it says can be trusted`);
+      // None of what the header says is told: it cannot be trusted.
+      assert.deepEqual({ status: listed[1]!.status, format: listed[1]!.format, files: listed[1]!.files }, { status: 'unknown', format: 'unknown', files: [] });
+      const undone = await undoTransaction({ workspaceId: 'ws', transactionId: deleted.transactionId }, { workspace, signal });
+      assert.equal(undone.status, 'rejected');
+      assert.equal(undone.error?.code, 'io_error');
+      assert.ok(undone.error?.message.includes(recordName) && undone.error.message.includes(deleted.transactionId), undone.error?.message);
+      const changes = await workspace.sessionChanges(null);
+      assert.equal(changes?.ok === false && changes.error.code, 'io_error');
+      assert.deepEqual(await listTree(sandbox.root), { 'b.txt': 'file:B1\n' }, 'nothing written');
+      assert.equal((await undoTransaction({ workspaceId: 'ws', transactionId: later.transactionId }, { workspace, signal })).status, 'applied', 'the others still undo');
+      await workspace.close();
+    });
+  });
+}

@@ -421,6 +421,54 @@ test('after a reboot, a redo section whose post-image fails its sha256 is not wr
   });
 });
 
+/** `bytes` (a journal) with its header line edited by `edit`, which must change it. */
+function editHeaderLine(bytes: Buffer, edit: (line: string) => string): Buffer {
+  const newline = bytes.indexOf(0x0a);
+  const line = bytes.subarray(0, newline).toString('utf8');
+  assert.notEqual(edit(line), line);
+  return Buffer.concat([Buffer.from(edit(line)), bytes.subarray(newline)]);
+}
+
+/** A journal of a commit that died after renaming two.txt and three.txt, before four.txt (the tree holds that). */
+async function halfRenamedJournal(sandbox: Sandbox): Promise<Buffer> {
+  await writeFile(path.join(sandbox.root, 'two.txt'), '2\n');
+  await writeFile(path.join(sandbox.root, 'three.txt'), '3\n');
+  const { chunks } = encodeJournal('tx', await realRoot(sandbox), [
+    updateEntry('two.txt', 'two\n', '2\n'), updateEntry('three.txt', 'three\n', '3\n'), updateEntry('four.txt', 'four\n', '4\n'),
+  ], []);
+  return Buffer.concat(chunks);
+}
+
+test('a journal whose header fails its checksum (a mode changed, still JSON) is not acted on: every path it names left as found and reported, the journal kept aside', async () => {
+  await withSandbox(CRASH_TREE, async (sandbox) => {
+    await (await sandbox.open()).close();
+    const bytes = editHeaderLine(await halfRenamedJournal(sandbox), (line) => line.replace('"mode":420', '"mode":2468'));
+    const name = `${deadPid()}-0000-tx.journal`;
+    await writeFile(path.join(journalDir(sandbox), name), bytes);
+
+    const workspace = await sandbox.open();
+    assert.deepEqual(workspace.recovered, [{ transactionId: 'tx', outcome: 'left_as_found', paths: [], conflicts: [], damaged: ['two.txt', 'three.txt', 'four.txt'] }]);
+    assert.deepEqual(await listTree(sandbox.root), { 'four.txt': 'file:four\n', 'keep.txt': 'file:untouched\n', 'three.txt': 'file:3\n', 'two.txt': 'file:2\n' });
+    assert.deepEqual(await readdir(journalDir(sandbox)), [`${name}.conflict`]);
+    assert.deepEqual(await readFile(path.join(journalDir(sandbox), `${name}.conflict`)), bytes, 'kept aside as it was');
+    await workspace.close();
+  });
+});
+
+test('a journal written before headers had a checksum is recovered as before', async () => {
+  await withSandbox(CRASH_TREE, async (sandbox) => {
+    await (await sandbox.open()).close();
+    const bytes = editHeaderLine(await halfRenamedJournal(sandbox), (line) => line.replace(/,"headerCrc32":\d+\}$/, '}'));
+    await writeFile(path.join(journalDir(sandbox), `${deadPid()}-0000-tx.journal`), bytes);
+
+    const workspace = await sandbox.open();
+    assert.deepEqual(workspace.recovered, [{ transactionId: 'tx', outcome: 'rolled_back', paths: ['two.txt', 'three.txt'], conflicts: [], damaged: [] }]);
+    assert.deepEqual(await listTree(sandbox.root), { 'four.txt': 'file:four\n', 'keep.txt': 'file:untouched\n', 'three.txt': 'file:three\n', 'two.txt': 'file:two\n' });
+    assert.deepEqual(await readdir(journalDir(sandbox)), []);
+    await workspace.close();
+  });
+});
+
 test('a truncated journal (killed while writing it) is dropped and the tree left as is', async () => {
   await withSandbox(CRASH_TREE, async (sandbox) => {
     const before = await listTree(sandbox.root);
