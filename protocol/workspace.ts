@@ -46,9 +46,12 @@ export const OpenWorkspaceParamsSchema = z.strictObject({
  * `rolled_back` to its pre-image (it was never acknowledged), or `rolled_forward` when every
  * post-image was already in place. Either way each path holds the whole pre- or post-image,
  * except those listed in `conflicts` and `damaged`, which hold what they held before the open.
- * `left_as_found`: its journal's header no longer matches the checksum it was written with (a
- * disk fault, or an edit by hand), so none of it could be trusted: nothing was written, every
- * path the header names is listed in `damaged`, and the journal is kept in the state dir.
+ * `left_as_found`: its journal was damaged while it waited in the state dir (a disk fault, or an
+ * edit by hand): its header no longer matches the checksum it was written with, or the journal
+ * no longer reads back whole (cut short, not JSON). None of it could be trusted: nothing was
+ * written, every path its header names is listed in `damaged` (none when no header can be
+ * read; `transactionId` is then what the journal's file name says), and the journal is kept in
+ * the state dir.
  */
 export const RecoverySchema = z.object({
   transactionId: z.string(),
@@ -60,8 +63,8 @@ export const RecoverySchema = z.object({
   /**
    * Paths left as found because the journal's copy of the bytes to write there no longer
    * matches the sha256 it keeps of them (a disk fault, or an edit by hand): writing them would
-   * have put wrong bytes in the file; or, with `left_as_found`, every path its damaged header
-   * names. The journal is kept in the state dir. Absent when none.
+   * have put wrong bytes in the file; or, with `left_as_found`, every path the damaged journal's
+   * header names. The journal is kept in the state dir. Absent when none.
    */
   damaged: z.array(z.string()).optional(),
 });

@@ -76,8 +76,8 @@ export class PatchdHandlers {
     }
     const result: OpenWorkspaceResult = { workspaceId: opened.id, root: opened.root };
     if (opened.recovered.length === 0) return result;
-    for (const { transactionId, outcome, paths, conflicts, damaged } of opened.recovered) {
-      this.#deps.log.warn('recovered an unfinished commit', { root: opened.root, transactionId, outcome, paths, conflicts, damaged });
+    for (const { transactionId, outcome, paths, conflicts, damaged, keptAside } of opened.recovered) {
+      this.#deps.log.warn('recovered an unfinished commit', { root: opened.root, transactionId, outcome, paths, conflicts, damaged, keptAside });
     }
     return { ...result, recovered: opened.recovered.map(recoveryOf) };
   }

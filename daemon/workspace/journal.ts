@@ -20,8 +20,12 @@
  * it), and costs next to nothing on a commit. Headers written before patchd sealed them have
  * none and are read as before: they are records on users' disks (`failsChecksum`).
  *
- * File name: `<pid>-<processNonce>-<id>.journal`, so a daemon can tell its own live journals,
- * and another live daemon's, from those a killed daemon left behind.
+ * File names: `orphan-<pid>-<processNonce>-<log frame id>-<journal id>.journal`, a commit handed
+ * over for the next open (by the log's recovery, or by a rollback that could not finish, which
+ * names it by its transaction id); a journal id is the transaction id, `.<unit>` added for a
+ * commit applied file by file. Daemons before the commit log wrote `<pid>-<processNonce>-<journal
+ * id>.journal`, recovered once that process is gone: a daemon can tell its own live journals, and
+ * another live daemon's, from those a killed daemon left behind.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, readdir, stat } from 'node:fs/promises';
@@ -77,9 +81,16 @@ export interface Journal {
   readonly redo?: Redo | undefined;
 }
 
-/** A journal whose header fails its checksum: what the damaged header claims, to tell what was left as found, never to act on. */
+/**
+ * A journal file that does not decode, never to be acted on. `claims`: what its header line
+ * says, to tell what was left as found — when the line reads as a journal's header at all
+ * (undefined when not: not JSON, no newline). `headerSound`: that line passes its checksum
+ * (written before patchd sealed headers, it has none to fail): only what follows it is damaged
+ * (cut short, say), and its claims hold.
+ */
 export interface DamagedJournal {
-  readonly damagedHeader: JournalRecord;
+  readonly claims: JournalRecord | undefined;
+  readonly headerSound: boolean;
 }
 
 /** The redo section's header line: where each entry's post-image sits after it. */
@@ -200,8 +211,8 @@ export async function decodeJournalHeader(line: Uint8Array): Promise<DecodedHead
 }
 
 /**
- * Parses a journal file; undefined when it is truncated or not a journal (a crash while writing
- * it: nothing was renamed yet), or its header fails its checksum (`JournalStore.load` tells it).
+ * Parses a journal file (or an undo record); undefined when it is cut short or not a journal, or
+ * its header fails its checksum (`JournalStore.load` and `records.ts` tell which).
  */
 export async function decodeJournal(bytes: Uint8Array): Promise<Journal | undefined> {
   const newline = bytes.indexOf(0x0a);
@@ -237,6 +248,22 @@ async function decodeRedo(bytes: Uint8Array, entries: number): Promise<Redo | un
 /** Distinguishes this process from an earlier one that had the same pid (a restarted container's pid 1). */
 export const PROCESS_NONCE = randomBytes(4).toString('hex');
 const JOURNAL_NAME = /^(\d+)-([0-9a-f]+)-(.+)\.journal$/;
+/** `orphan-<pid>-<nonce>-<log frame id>-<journal id>.journal`, as journals are handed over now (`commitLog.ts`, `transaction.ts`). */
+const HANDED_OVER_NAME = /^orphan-\d+-[0-9a-f]+-\d+-(.+)\.journal$/;
+/** `[orphan-]<pid>-<nonce>-<journal id>.journal`, as daemons before the commit log wrote them. */
+const EARLIER_NAME = /^(?:orphan-)?\d+-[0-9a-f]+-(.+)\.journal$/;
+
+/**
+ * The transaction a journal file was written for, by its `name` alone (for one whose header
+ * cannot be read): the journal id that ends it, without the `.<unit>` a commit applied file by
+ * file adds to it (transaction ids hold no dot: `commit.ts`); the name without `.journal` when it
+ * has neither form. An earlier daemon's `orphan-` name whose id starts with digits and a dash is
+ * read as a handed-over one, its id cut after them: for a name, not for anything acted on.
+ */
+export function transactionIdOfJournalName(name: string): string {
+  const journalId = HANDED_OVER_NAME.exec(name)?.[1] ?? EARLIER_NAME.exec(name)?.[1] ?? name.replace(/\.journal$/, '');
+  return journalId.replace(/\.\d+$/, '');
+}
 
 export class JournalStore {
   readonly directory: string;
@@ -276,9 +303,11 @@ export class JournalStore {
     await this.syncer.sync(this.directory);
   }
 
-  /** Keeps a journal recovery could not fully apply (someone changed a file meanwhile): its pre-images are the only copy. */
-  async setAside(file: string): Promise<void> {
-    await this.disk.rename(file, `${file}.conflict`);
+  /** Keeps a journal recovery could not fully apply (someone changed a file meanwhile), or not at all: its pre-images are the only copy. Returns its new path. */
+  async setAside(file: string): Promise<string> {
+    const kept = `${file}.conflict`;
+    await this.disk.rename(file, kept);
+    return kept;
   }
 
   /** Removes the journals set aside with a conflict once older than `maxAgeMs` (retention: like trash, they hold old pre-images); returns how many. */
@@ -295,17 +324,21 @@ export class JournalStore {
     return removed;
   }
 
-  /** The journal `file`; undefined when it is truncated or not a journal; its header's claims alone when that fails its checksum. */
-  async load(file: string): Promise<Journal | DamagedJournal | undefined> {
+  /** The journal `file`; what can be told of it when it does not decode. */
+  async load(file: string): Promise<Journal | DamagedJournal> {
     const bytes = await readFile(file);
     const journal = await decodeJournal(bytes);
     if (journal !== undefined) return journal;
     const newline = bytes.indexOf(0x0a);
     const header = newline < 0 ? undefined : await decodeJournalHeader(bytes.subarray(0, newline));
-    return header?.failsChecksum === true ? { damagedHeader: header.record } : undefined;
+    return { claims: header?.record, headerSound: header?.failsChecksum === false };
   }
 
-  /** Journals whose writer is gone: not this process's, and not a live process's. */
+  /**
+   * Journals whose writer is gone: not this process's, and not a live process's. Not a
+   * `….journal.tmp`: a `keep` killed before its rename, whose journal is still in the commit log
+   * (its intent neither done nor cancelled), handed over again by the next open.
+   */
   async listAbandoned(): Promise<string[]> {
     const names = await readdir(this.directory);
     return names.filter((name) => name.endsWith('.journal') && isAbandoned(name)).map((name) => path.join(this.directory, name));

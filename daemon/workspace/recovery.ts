@@ -18,14 +18,22 @@
  *
  * What recovery writes comes from the journal, which a disk fault (or an edit by hand) may have
  * changed while it waited for this open: a journal file in `journal/` has no checksum of its own
- * but its header's (a log frame has its crc). A journal whose header fails its checksum is not
- * acted on at all: every path it names is left as found, reported `damaged` (outcome
- * `left_as_found`), and the journal kept aside. Every image is checked against the sha256 the
- * journal keeps of it before it is written — a pre-image against `before.sha256` (journals
- * written before patchd kept it are used as they are), a post-image against `afterSha256` — and
- * one that fails is not written: the path is left as found, reported `damaged`, and the journal
- * kept aside. A path is taken to hold its pre-image by that sha256 too, so a damaged copy in the
- * journal does not make an untouched file look changed.
+ * but its header's (a log frame has its crc). A journal that does not decode is not acted on at
+ * all (outcome `left_as_found`) and is kept aside. Journal files are written through a temp,
+ * fsynced and renamed whole (`JournalStore.keep`; a temp a crash left is not listed), so one that
+ * does not decode was damaged since — its header fails its checksum, a byte left it no JSON, its
+ * end was cut off — and may be the only copy of a half-applied commit's pre-images. Every path
+ * its header names is left as found and reported `damaged`; where no header can be read, none
+ * is, and its file name tells the transaction. (Daemons before the commit log wrote journals in
+ * place, where a crash could cut one short before its first rename; such a one is kept too:
+ * nothing tells it from damage.)
+ *
+ * Every image is checked against the sha256 the journal keeps of it before it is written — a
+ * pre-image against `before.sha256` (journals written before patchd kept it are used as they
+ * are), a post-image against `afterSha256` — and one that fails is not written: the path is
+ * left as found, reported `damaged`, and the journal kept aside. A path is taken to hold its
+ * pre-image by that sha256 too, so a damaged copy in the journal does not make an untouched file
+ * look changed.
  */
 import { rmdirSync } from 'node:fs';
 import path from 'node:path';
@@ -35,7 +43,7 @@ import { replaceIfUnchanged } from './confirm.ts';
 import { isPresent, isTempName, removeFromTreeIfPresent, restoreTempPathFor, writeDurably } from './durable.ts';
 import { bytesEqual, readDiskEntry, sha256Hex, type DiskEntry, type FileOwner } from './files.ts';
 import { CommitStepError, hasErrorCode, isShortage, settleAll } from './ioErrors.ts';
-import { ownersOfRemovedDirectories, type DamagedJournal, type Journal, type JournalEntry, type JournalRecord, type Redo } from './journal.ts';
+import { ownersOfRemovedDirectories, transactionIdOfJournalName, type DamagedJournal, type Journal, type JournalEntry, type JournalRecord, type Redo } from './journal.ts';
 import { mapLimited } from './limited.ts';
 import { isDamaged } from './records.ts';
 import { recreateParents, removeDirectoriesEmptiedBy } from './tidy.ts';
@@ -46,16 +54,19 @@ export interface RecoveryReport {
   readonly transactionId: string;
   /**
    * `rolled_back`: put back to the pre-image; `rolled_forward`: every post-image was in place, so
-   * the commit stands; `left_as_found`: its journal's header fails its checksum, so nothing was
-   * done (every path it names is in `damaged`).
+   * the commit stands; `left_as_found`: its journal does not decode (its header fails its
+   * checksum, or it is cut short or not a journal at all), so nothing was done: every path its
+   * header names is in `damaged`, none where no header can be read.
    */
   readonly outcome: 'rolled_back' | 'rolled_forward' | 'left_as_found';
   /** Paths put back to their pre-image (rolled back), or kept at their post-image (rolled forward). */
   readonly paths: readonly string[];
   /** Paths left as found: they held neither the pre-image nor the post-image. */
   readonly conflicts: readonly string[];
-  /** Paths left as found: the journal's copy of the image to write there fails its sha256, or its header its checksum (see the module comment). */
+  /** Paths left as found: the journal's copy of the image to write there fails its sha256, or the journal does not decode (see the module comment). */
   readonly damaged: readonly string[];
+  /** The journal file kept aside (`….journal.conflict` in the state dir, for the age retention keeps): the only copy of what was left unwritten. */
+  readonly keptAside?: string | undefined;
 }
 
 type EntryOutcome = 'unchanged' | 'restored' | 'conflict' | 'damaged';
@@ -318,29 +329,28 @@ async function syncTouchedDirectories(context: WorkspaceContext, entries: readon
 /**
  * Finishes every journal a dead daemon left for this workspace, newest first: rolled forward
  * when all its post-images are in place, else rolled back. A journal with a conflict is set
- * aside (kept, renamed `.conflict`) rather than dropped; so is one whose header fails its
- * checksum, untouched: which paths it names, and what they held, cannot be trusted.
+ * aside (kept, renamed `.conflict`) rather than dropped; so is one that does not decode,
+ * untouched (see the module comment).
  */
 export async function recoverAbandonedJournals(context: WorkspaceContext): Promise<RecoveryReport[]> {
   const loaded = await Promise.all((await context.journals.listAbandoned()).map(async (file) => ({ file, journal: await context.journals.load(file) })));
-  const journals = loaded.flatMap(({ journal }) => (journal === undefined || isDamagedJournal(journal) ? [] : [journal]));
+  const journals = loaded.flatMap(({ journal }) => (isDamagedJournal(journal) ? [] : [journal]));
   const reports: RecoveryReport[] = [];
   for (const { file, journal } of loaded.sort(newestFirst)) {
-    if (journal === undefined) {
-      await context.journals.remove(file);
-      continue;
-    }
-    if (recordOf(journal).root !== context.root) continue;
+    // Another workspace's, told by a header that vouches for it (see `rootOf`).
+    if ((rootOf(journal) ?? context.root) !== context.root) continue;
     if (isDamagedJournal(journal)) {
-      await context.journals.setAside(file);
-      reports.push(leftAsFound(journal));
+      reports.push({ ...leftAsFound(file, journal), keptAside: await context.journals.setAside(file) });
       continue;
     }
     const report = await finishJournal(context, journal, journals);
     // The only copy of what was left unwritten (a pre-image, or a post-image reported applied).
-    if (report.conflicts.length > 0 || report.damaged.length > 0) await context.journals.setAside(file);
+    if (report.conflicts.length > 0 || report.damaged.length > 0) {
+      reports.push({ ...report, keptAside: await context.journals.setAside(file) });
+      continue;
+    }
     // A commit that stands keeps its journal as its undo record, as it would have had it finished.
-    else if (report.outcome === 'rolled_forward' && journal.record.meta !== undefined) await context.records.adopt(file, journal.record);
+    if (report.outcome === 'rolled_forward' && journal.record.meta !== undefined) await context.records.adopt(file, journal.record);
     else await context.journals.remove(file);
     reports.push(report);
   }
@@ -354,20 +364,36 @@ async function finishJournal(context: WorkspaceContext, journal: Journal, others
   return redoForward(context, journal, redo, others);
 }
 
-/** A journal whose header fails its checksum, told by what that header claims: every path it names left as found. */
-function leftAsFound({ damagedHeader }: DamagedJournal): RecoveryReport {
-  return { transactionId: damagedHeader.transactionId, outcome: 'left_as_found', paths: [], conflicts: [], damaged: damagedHeader.entries.map((entry) => entry.path) };
+/**
+ * A journal that does not decode, told by what its header claims (every path it names left as
+ * found), or, where none can be read, by its file name (`transactionIdOfJournalName`): then
+ * nothing tells which paths it named, and none is listed.
+ */
+function leftAsFound(file: string, { claims }: DamagedJournal): RecoveryReport {
+  return {
+    transactionId: claims?.transactionId ?? transactionIdOfJournalName(path.basename(file)), outcome: 'left_as_found', paths: [], conflicts: [],
+    damaged: claims?.entries.map((entry) => entry.path) ?? [],
+  };
 }
 
 function isDamagedJournal(journal: Journal | DamagedJournal): journal is DamagedJournal {
-  return 'damagedHeader' in journal;
+  return 'claims' in journal;
 }
 
-function recordOf(journal: Journal | DamagedJournal): JournalRecord {
-  return isDamagedJournal(journal) ? journal.damagedHeader : journal.record;
+/**
+ * The workspace root a journal was written for, when its header vouches for it (passes its
+ * checksum); else undefined, and the journal is taken for this workspace's: a state dir is
+ * keyed by its root (`stateDir.ts`), so a journal in it is this workspace's unless several roots
+ * were given one state dir, and a damaged one is only kept aside and told, never acted on. Left
+ * for its claimed root instead, a journal whose root bytes were damaged would lie in `journal/`
+ * untold for good.
+ */
+function rootOf(journal: Journal | DamagedJournal): string | undefined {
+  if (!isDamagedJournal(journal)) return journal.record.root;
+  return journal.headerSound ? journal.claims?.root : undefined;
 }
 
-function newestFirst(a: { journal: Journal | DamagedJournal | undefined }, b: { journal: Journal | DamagedJournal | undefined }): number {
-  const startedAt = ({ journal }: typeof a) => (journal === undefined ? 0 : recordOf(journal).startedAt);
+function newestFirst(a: { journal: Journal | DamagedJournal }, b: { journal: Journal | DamagedJournal }): number {
+  const startedAt = ({ journal }: typeof a) => (isDamagedJournal(journal) ? journal.claims?.startedAt ?? 0 : journal.record.startedAt);
   return startedAt(b) - startedAt(a);
 }

@@ -2,7 +2,7 @@
 import { TEST_STATE_ROOT } from '../helpers/testState.ts';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -76,4 +76,32 @@ test('workspace/open reports a journal whose header fails its checksum as left_a
   assert.deepEqual(workspace.recovered, [{ transactionId: 'tx_damaged', outcome: 'left_as_found', paths: [], conflicts: [], damaged: ['two.txt', 'three.txt'] }]);
   assert.equal(tree.text('two.txt'), '2\n', 'not rolled back from a journal that cannot be trusted');
   assert.equal(tree.text('three.txt'), 'three\n');
+});
+
+test('workspace/open reports a journal that no longer decodes as left_as_found under its file\'s transaction, keeps it aside and logs where', async () => {
+  using tree = createTempTree({ ...CRASH_TREE, 'two.txt': '2\n' });
+  leaveJournal(tree.root, (bytes) => Buffer.concat([Buffer.from('['), bytes.subarray(1)])); // the header's `{`: no longer JSON
+
+  let stderr = '';
+  let onLogged: (line: string) => void = () => {};
+  const logged = new Promise<string>((resolve) => { onLogged = resolve; });
+  await using client = await PatchClient.spawn({
+    stderr: (text) => {
+      stderr += text;
+      const line = stderr.split('\n').slice(0, -1).find((candidate) => candidate.includes('"msg":"recovered an unfinished commit"'));
+      if (line !== undefined) onLogged(line);
+    },
+  });
+  const workspace = await client.openWorkspace(tree.root);
+  assert.deepEqual(workspace.recovered, [{ transactionId: 'tx_damaged', outcome: 'left_as_found', paths: [], conflicts: [] }]);
+  assert.equal(tree.text('two.txt'), '2\n');
+  assert.equal(tree.text('three.txt'), 'three\n');
+  const kept = readdirSync(join(stateDirFor(tree.root, TEST_STATE_ROOT), 'journal'));
+  assert.deepEqual(kept.map((name) => name.endsWith('-tx_damaged.journal.conflict')), [true]);
+  const { time, ...fields } = JSON.parse(await logged) as Record<string, unknown>;
+  assert.equal(typeof time, 'string');
+  assert.deepEqual(fields, {
+    level: 'warn', msg: 'recovered an unfinished commit', root: workspace.root, transactionId: 'tx_damaged', outcome: 'left_as_found',
+    paths: [], conflicts: [], damaged: [], keptAside: join(realpathSync(stateDirFor(tree.root, TEST_STATE_ROOT)), 'journal', kept[0]!),
+  });
 });

@@ -7,6 +7,7 @@
  *          reported     commit the five-file plan, die as soon as it is reported applied (a one-file commit: before its fsyncs)
  *          done         commit the five-file plan, die once it is reported applied and durable (before the log's checkpoint)
  *          restore:<n>  only open the workspace (recovering what an earlier child left), die before the restore rename n
+ *          keep         only open the workspace, die before the log's hand-over renames a journal file into journal/
  */
 import type { DiskCalls } from '../../daemon/workspace/diskCalls.ts';
 import { nodeDiskCalls } from '../../daemon/workspace/diskCalls.ts';
@@ -26,6 +27,7 @@ function dyingDisk(): DiskCalls {
   let restores = 0;
   return {
     ...nodeDiskCalls,
+    rename: (from, to) => (point === 'keep' && from.endsWith('.journal.tmp') ? die() : nodeDiskCalls.rename(from, to)),
     renameSync: (from, to) => {
       const restoring = from.endsWith('-restore.patchd.tmp');
       return point === 'restore' && restoring && restores++ === Number(count) ? die() : nodeDiskCalls.renameSync(from, to);
@@ -49,7 +51,7 @@ const plans = {
   tidy: planOf(updateFile('two.txt', '2\n'), deleteFile('d/e/last.txt')),
   ...TYPE_CHANGE_PLANS,
 };
-if (point !== 'restore') await snapshotAndCommit(workspace, plans[variant as keyof typeof plans] ?? CRASH_PLAN);
+if (point !== 'restore' && point !== 'keep') await snapshotAndCommit(workspace, plans[variant as keyof typeof plans] ?? CRASH_PLAN);
 if (point === 'reported') die();
 await workspace.settled();
 if (point === 'done') die();

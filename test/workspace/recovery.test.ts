@@ -6,11 +6,13 @@ import test from 'node:test';
 import { crc32 } from 'node:zlib';
 import { framesOf } from '../../daemon/workspace/commitLog.ts';
 import { sha256Hex } from '../../daemon/workspace/files.ts';
-import { decodeJournal, encodeJournal, encodeRedo } from '../../daemon/workspace/journal.ts';
+import { decodeJournal, encodeJournal, encodeRedo, transactionIdOfJournalName } from '../../daemon/workspace/journal.ts';
 import type { Workspace } from '../../daemon/workspace/workspace.ts';
 import { commitAndDie, CRASH_PLAN, CRASH_TREE, diskRefusingRecords, encode, listTree, planOf, recordingDisk, snapshotAndCommit, updateFile, withSandbox, type Sandbox } from './fixtures.ts';
 
 const journalDir = (sandbox: Sandbox) => path.join(sandbox.state, 'journal');
+/** Where recovery keeps the journal file `name` aside, as it reports it (`keptAside`). */
+const keptAsideAs = async (sandbox: Sandbox, name: string) => path.join(await realpath(journalDir(sandbox)), `${name}.conflict`);
 /** The root as a workspace records it (its realpath). */
 const realRoot = (sandbox: Sandbox) => realpath(sandbox.root);
 const logDir = (sandbox: Sandbox) => path.join(sandbox.state, 'log');
@@ -25,6 +27,13 @@ const updateEntry = (path: string, before: string, after: string) => ({
 function flipBefore(bytes: Buffer, end: number): Buffer {
   const flipped = Buffer.from(bytes);
   flipped[end - 2] = flipped[end - 2]! ^ 0x20;
+  return flipped;
+}
+
+/** `bytes` with its first byte's 0x20 bit flipped: a journal's `{` becomes `[`. */
+function flipFirstByte(bytes: Buffer): Buffer {
+  const flipped = Buffer.from(bytes);
+  flipped[0] = flipped[0]! ^ 0x20;
   return flipped;
 }
 
@@ -392,10 +401,13 @@ test('a journal whose pre-image fails its sha256 is not rolled back over the fil
     // Damage the pre-images of two.txt and of four.txt ("two\n" and "four\n" are the first and the last).
     const header = chunks[0]!.byteLength;
     const damaged = flipBefore(flipBefore(bytes, header + 'two\n'.length), bytes.byteLength);
-    await writeFile(path.join(journalDir(sandbox), `${deadPid()}-0000-tx.journal`), damaged);
+    const name = `${deadPid()}-0000-tx.journal`;
+    await writeFile(path.join(journalDir(sandbox), name), damaged);
 
     const workspace = await sandbox.open();
-    assert.deepEqual(workspace.recovered, [{ transactionId: 'tx', outcome: 'rolled_back', paths: ['three.txt'], conflicts: [], damaged: ['two.txt'] }]);
+    assert.deepEqual(workspace.recovered, [{
+      transactionId: 'tx', outcome: 'rolled_back', paths: ['three.txt'], conflicts: [], damaged: ['two.txt'], keptAside: await keptAsideAs(sandbox, name),
+    }]);
     assert.equal(await readFile(path.join(sandbox.root, 'two.txt'), 'utf8'), '2\n', 'the wrong bytes are not written over it');
     assert.equal(await readFile(path.join(sandbox.root, 'three.txt'), 'utf8'), 'three\n');
     assert.equal(await readFile(path.join(sandbox.root, 'four.txt'), 'utf8'), 'four\n', 'a file at its pre-image is known by its sha256, not called changed');
@@ -410,10 +422,13 @@ test('after a reboot, a redo section whose post-image fails its sha256 is not wr
     const meta = { format: 'unified', files: [{ path: 'two.txt', op: 'update' }], unit: 0, units: 1 };
     const { chunks } = encodeJournal('tx', await realRoot(sandbox), [updateEntry('two.txt', 'two\n', 'only\n')], [], meta);
     const bytes = Buffer.concat([...chunks, ...encodeRedo('boot-before', [encode('only\n')])]);
-    await writeFile(path.join(journalDir(sandbox), `${deadPid()}-0000-tx.journal`), flipBefore(bytes, bytes.byteLength));
+    const name = `${deadPid()}-0000-tx.journal`;
+    await writeFile(path.join(journalDir(sandbox), name), flipBefore(bytes, bytes.byteLength));
 
     const workspace = await sandbox.open({ bootId: 'boot-after' });
-    assert.deepEqual(workspace.recovered, [{ transactionId: 'tx', outcome: 'rolled_forward', paths: [], conflicts: [], damaged: ['two.txt'] }]);
+    assert.deepEqual(workspace.recovered, [{
+      transactionId: 'tx', outcome: 'rolled_forward', paths: [], conflicts: [], damaged: ['two.txt'], keptAside: await keptAsideAs(sandbox, name),
+    }]);
     assert.equal(await readFile(path.join(sandbox.root, 'two.txt'), 'utf8'), 'two\n');
     assert.deepEqual((await readdir(journalDir(sandbox))).map((name) => name.endsWith('.journal.conflict')), [true]);
     assert.deepEqual(await workspace.transactions(5), [], 'no record of a commit whose post-image is not there');
@@ -447,7 +462,9 @@ test('a journal whose header fails its checksum (a mode changed, still JSON) is 
     await writeFile(path.join(journalDir(sandbox), name), bytes);
 
     const workspace = await sandbox.open();
-    assert.deepEqual(workspace.recovered, [{ transactionId: 'tx', outcome: 'left_as_found', paths: [], conflicts: [], damaged: ['two.txt', 'three.txt', 'four.txt'] }]);
+    assert.deepEqual(workspace.recovered, [{
+      transactionId: 'tx', outcome: 'left_as_found', paths: [], conflicts: [], damaged: ['two.txt', 'three.txt', 'four.txt'], keptAside: await keptAsideAs(sandbox, name),
+    }]);
     assert.deepEqual(await listTree(sandbox.root), { 'four.txt': 'file:four\n', 'keep.txt': 'file:untouched\n', 'three.txt': 'file:3\n', 'two.txt': 'file:2\n' });
     assert.deepEqual(await readdir(journalDir(sandbox)), [`${name}.conflict`]);
     assert.deepEqual(await readFile(path.join(journalDir(sandbox), `${name}.conflict`)), bytes, 'kept aside as it was');
@@ -469,16 +486,120 @@ test('a journal written before headers had a checksum is recovered as before', a
   });
 });
 
-test('a truncated journal (killed while writing it) is dropped and the tree left as is', async () => {
+/**
+ * The journal of the five-file crash commit, killed before its fifth rename, as a recovery left
+ * it in journal/ when it was killed in turn (three.txt put back, two.txt not yet): its name and bytes.
+ */
+async function journalOfHalfRecoveredCommit(sandbox: Sandbox): Promise<{ name: string; bytes: Buffer }> {
+  commitAndDie(sandbox, 4);
+  commitAndDie(sandbox, 'restore:1');
+  const [name, ...others] = await readdir(journalDir(sandbox));
+  assert.ok(name !== undefined && others.length === 0 && name.startsWith('orphan-') && name.endsWith('.journal'), `one journal handed over by the log: ${name}`);
+  return { name, bytes: await readFile(path.join(journalDir(sandbox), name)) };
+}
+
+for (const [damage, edit, paths] of [
+  ['a byte of its header line changed, which is no longer JSON', flipFirstByte, false],
+  ['cut short in the middle of a pre-image, its header sound', (bytes: Buffer) => bytes.subarray(0, bytes.indexOf(0x0a) + 3), true],
+] as const) {
+  test(`a journal that no longer decodes (${damage}) is kept aside untouched and reported left_as_found, not deleted`, async () => {
+    await withSandbox(CRASH_TREE, async (sandbox) => {
+      const { name, bytes } = await journalOfHalfRecoveredCommit(sandbox);
+      const { record } = (await decodeJournal(bytes))!;
+      const damaged = edit(bytes);
+      await writeFile(path.join(journalDir(sandbox), name), damaged);
+      const halfway = await listTree(sandbox.root);
+
+      const workspace = await sandbox.open();
+      const kept = await keptAsideAs(sandbox, name);
+      assert.deepEqual(workspace.recovered, [{
+        transactionId: record.transactionId, outcome: 'left_as_found', paths: [], conflicts: [],
+        // Named when the header vouches for them (its checksum holds); else nothing tells which paths it named.
+        damaged: paths ? record.entries.map((entry) => entry.path) : [], keptAside: kept,
+      }]);
+      assert.deepEqual(await listTree(sandbox.root), halfway, 'nothing acted on');
+      assert.deepEqual(await readdir(journalDir(sandbox)), [path.basename(kept)]);
+      assert.deepEqual(await readFile(kept), damaged, 'kept as it was');
+      await workspace.close();
+
+      const reopened = await sandbox.open();
+      assert.deepEqual(reopened.recovered, [], 'reported once');
+      assert.deepEqual(await readdir(journalDir(sandbox)), [path.basename(kept)]);
+      await reopened.close();
+    });
+  });
+}
+
+test('a journal cut short inside its header line is kept aside, reported under the transaction its file name gives', async () => {
   await withSandbox(CRASH_TREE, async (sandbox) => {
     const before = await listTree(sandbox.root);
     await (await sandbox.open()).close();
     const { chunks } = encodeJournal('tx', sandbox.root, [{ path: 'two.txt', tempName: null, trashed: true, before: { bytes: encode('x'), owner: { mode: 0o644, uid: 0, gid: 0 } }, afterSha256: null }], []);
-    await writeFile(path.join(journalDir(sandbox), `${deadPid()}-0000-tx.journal`), Buffer.concat(chunks).subarray(0, 20));
+    const name = `${deadPid()}-0000-tx.journal`;
+    await writeFile(path.join(journalDir(sandbox), name), Buffer.concat(chunks).subarray(0, 20));
     const workspace = await sandbox.open();
-    assert.deepEqual(workspace.recovered, []);
-    assert.deepEqual(await readdir(journalDir(sandbox)), []);
+    const kept = await keptAsideAs(sandbox, name);
+    assert.deepEqual(workspace.recovered, [{ transactionId: 'tx', outcome: 'left_as_found', paths: [], conflicts: [], damaged: [], keptAside: kept }]);
+    assert.deepEqual(await readdir(journalDir(sandbox)), [path.basename(kept)]);
     assert.deepEqual(await listTree(sandbox.root), before);
+    await workspace.close();
+  });
+});
+
+test('a journal of another root is left for it when its header vouches for that root, and kept aside here when its header cannot', async () => {
+  await withSandbox(CRASH_TREE, async (sandbox) => {
+    await (await sandbox.open()).close();
+    const before = await listTree(sandbox.root);
+    const otherRoot = await realpath(sandbox.outside);
+    const journalFor = (transactionId: string) => Buffer.concat(encodeJournal(transactionId, otherRoot, [updateEntry('secret.txt', 'outside bytes\n', 'x\n')], []).chunks);
+    const leave = (transactionId: string, bytes: Buffer) => writeFile(path.join(journalDir(sandbox), `${deadPid()}-0000-${transactionId}.journal`), bytes);
+    await leave('whole', journalFor('whole'));
+    const cut = journalFor('cut');
+    await leave('cut', cut.subarray(0, cut.indexOf(0x0a) + 3));
+    await leave('fails_checksum', editHeaderLine(journalFor('fails_checksum'), (line) => line.replace('"mode":420', '"mode":2468')));
+    await leave('no_json', flipFirstByte(journalFor('no_json')));
+
+    const workspace = await sandbox.open();
+    assert.deepEqual(workspace.recovered.map(({ transactionId, outcome, damaged }) => ({ transactionId, outcome, damaged })).sort((a, b) => a.transactionId.localeCompare(b.transactionId)), [
+      { transactionId: 'fails_checksum', outcome: 'left_as_found', damaged: ['secret.txt'] },
+      { transactionId: 'no_json', outcome: 'left_as_found', damaged: [] },
+    ]);
+    assert.deepEqual((await readdir(journalDir(sandbox))).map((name) => name.replace(/^\d+-0000-/, '')).sort(), [
+      'cut.journal', 'fails_checksum.journal.conflict', 'no_json.journal.conflict', 'whole.journal',
+    ]);
+    assert.deepEqual(await listTree(sandbox.root), before);
+    assert.equal(await readFile(path.join(sandbox.outside, 'secret.txt'), 'utf8'), 'outside bytes\n');
+    await workspace.close();
+  });
+});
+
+test('a journal file\'s name gives the transaction it was written for, without the unit of a commit applied file by file', () => {
+  const uuid = '0c8a3e52-4f7b-4f0e-9d55-2b1f6a7c9e10';
+  for (const [name, transactionId] of [
+    [`orphan-4242-0a1b2c3d-17-${uuid}.journal`, uuid], // handed over by the log, or by a rollback that could not finish
+    [`orphan-4242-0a1b2c3d-17-${uuid}.3.journal`, uuid], // one unit of a commit applied file by file
+    ['orphan-4242-0a1b2c3d-17-tx_named-by-caller.journal', 'tx_named-by-caller'],
+    [`4242-0a1b2c3d-${uuid}.journal`, uuid], // written in place by a daemon before the commit log
+    ['orphan-4242-0a1b2c3d-tx.2.journal', 'tx'],
+    ['copied by hand.journal', 'copied by hand'],
+  ]) assert.equal(transactionIdOfJournalName(name!), transactionId, name);
+});
+
+test('a journal file a recovery was killed writing, before renaming it into place, is left to that same hand-over on the next open', async () => {
+  await withSandbox(CRASH_TREE, async (sandbox) => {
+    const before = await listTree(sandbox.root);
+    commitAndDie(sandbox, 2);
+    commitAndDie(sandbox, 'keep');
+    const [temp, ...others] = await readdir(journalDir(sandbox));
+    assert.ok(temp?.endsWith('.journal.tmp') && others.length === 0, `the killed hand-over leaves its temp: ${temp}`);
+    assert.equal((await readdir(logDir(sandbox))).length, 1, 'and the log segment it was handing over');
+
+    const workspace = await sandbox.open();
+    assert.deepEqual(workspace.recovered.map(({ outcome, paths, damaged }) => ({ outcome, paths, damaged })), [
+      { outcome: 'rolled_back', paths: ['a/one.txt', 'two.txt'], damaged: [] },
+    ]);
+    assert.deepEqual(await listTree(sandbox.root), before);
+    assert.deepEqual(await readdir(journalDir(sandbox)), [], 'the temp replaced by the journal, which is done with');
     await workspace.close();
   });
 });
