@@ -28,7 +28,7 @@
  * another live daemon's, from those a killed daemon left behind.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, readdir, stat } from 'node:fs/promises';
+import { mkdir, readFile, readdir, stat, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { DiskCalls } from './diskCalls.ts';
@@ -303,9 +303,16 @@ export class JournalStore {
     await this.syncer.sync(this.directory);
   }
 
-  /** Keeps a journal recovery could not fully apply (someone changed a file meanwhile), or not at all: its pre-images are the only copy. Returns its new path. */
+  /**
+   * Keeps a journal recovery could not fully apply (someone changed a file meanwhile), or not at
+   * all: its pre-images are the only copy. Returns its new path. Dated now: retention keeps it
+   * for its age from here (`removeSetAsideOlderThan`), not from when the journal was written —
+   * else one that waited longer than that for this open would go with the open's own prune.
+   */
   async setAside(file: string): Promise<string> {
     const kept = `${file}.conflict`;
+    const now = new Date();
+    await utimes(file, now, now);
     await this.disk.rename(file, kept);
     return kept;
   }

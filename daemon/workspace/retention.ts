@@ -1,8 +1,8 @@
 /**
  * Retention: undo records and trash are kept for the last `maxTransactions` transactions and
  * for `maxAgeMs`; past either, a transaction's records and trash folder are removed. Journals
- * recovery set aside (`journal/*.conflict`) go once older than `maxAgeMs`. Pruning reads and
- * deletes only inside the state dir — never the tree.
+ * recovery set aside (`journal/*.conflict`) go once set aside longer than `maxAgeMs` ago.
+ * Pruning reads and deletes only inside the state dir — never the tree.
  *
  * Every process using a state root — daemons, `patchd mcp`, one-shot commands — prunes with the
  * retention recorded in it (`retention.json`), which `patchd serve --retain` sets: otherwise a

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFile, readdir, realpath, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, readdir, realpath, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'node:test';
 import { crc32 } from 'node:zlib';
@@ -542,6 +542,22 @@ test('a journal cut short inside its header line is kept aside, reported under t
     assert.deepEqual(workspace.recovered, [{ transactionId: 'tx', outcome: 'left_as_found', paths: [], conflicts: [], damaged: [], keptAside: kept }]);
     assert.deepEqual(await readdir(journalDir(sandbox)), [path.basename(kept)]);
     assert.deepEqual(await listTree(sandbox.root), before);
+    await workspace.close();
+  });
+});
+
+test('a journal kept aside is kept for the age retention keeps from when it was set aside, not from when it was written', async () => {
+  await withSandbox(CRASH_TREE, async (sandbox) => {
+    await (await sandbox.open()).close();
+    const name = `${deadPid()}-0000-tx.journal`;
+    const file = path.join(journalDir(sandbox), name);
+    await writeFile(file, flipFirstByte(await halfRenamedJournal(sandbox)));
+    // It waited two hours for this open; conflicts are kept one.
+    const written = new Date(Date.now() - 2 * 3_600_000);
+    await utimes(file, written, written);
+    const workspace = await sandbox.open({ retention: { maxTransactions: 1000, maxAgeMs: 3_600_000 } });
+    assert.deepEqual(workspace.recovered.map(({ outcome, keptAside }) => ({ outcome, keptAside })), [{ outcome: 'left_as_found', keptAside: await keptAsideAs(sandbox, name) }]);
+    assert.deepEqual(await readdir(journalDir(sandbox)), [`${name}.conflict`], 'not pruned by the open that reports it kept');
     await workspace.close();
   });
 });
