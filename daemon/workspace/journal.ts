@@ -265,6 +265,9 @@ export function transactionIdOfJournalName(name: string): string {
   return journalId.replace(/\.\d+$/, '');
 }
 
+/** A `keep`'s temp older than this was left by a killed process (see `removeSetAsideOlderThan`). */
+const TEMP_GRACE_MS = 3_600_000;
+
 export class JournalStore {
   readonly directory: string;
 
@@ -317,16 +320,24 @@ export class JournalStore {
     return kept;
   }
 
-  /** Removes the journals set aside with a conflict once older than `maxAgeMs` (retention: like trash, they hold old pre-images); returns how many. */
+  /**
+   * Removes the journals set aside with a conflict once older than `maxAgeMs` (retention: like
+   * trash, they hold old pre-images); returns how many. Also the temps of a `keep` killed before
+   * its rename, once older than `TEMP_GRACE_MS`: a keep renames its temp within the call, and
+   * its journal is still in the commit log (or was never kept), so no temp is the only copy; one
+   * kept under a name no later keep takes again would otherwise stay for good.
+   */
   async removeSetAsideOlderThan(maxAgeMs: number, now: number): Promise<number> {
     const names = await readdir(this.directory).catch(() => []);
     let removed = 0;
-    for (const name of names.filter((candidate) => candidate.endsWith('.conflict'))) {
+    for (const name of names) {
+      const ageLimit = name.endsWith('.conflict') ? maxAgeMs : name.endsWith('.tmp') ? TEMP_GRACE_MS : undefined;
+      if (ageLimit === undefined) continue;
       const file = path.join(this.directory, name);
       const stats = await stat(file).catch(() => undefined);
-      if (stats === undefined || now - stats.mtimeMs <= maxAgeMs) continue;
+      if (stats === undefined || now - stats.mtimeMs <= ageLimit) continue;
       await removeIfPresent(file, this.disk);
-      removed += 1;
+      if (name.endsWith('.conflict')) removed += 1;
     }
     return removed;
   }

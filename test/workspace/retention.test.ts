@@ -109,6 +109,21 @@ test('a journal kept aside with a conflict goes once older than the age kept; a 
   });
 });
 
+test("a killed keep's journal temp goes once an hour old, whatever the age kept; a younger one stays", async () => {
+  await withSandbox({ 'a.txt': 'a\n' }, async (sandbox) => {
+    const journal = path.join(sandbox.state, 'journal');
+    await mkdir(journal, { recursive: true });
+    const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000);
+    const stale = path.join(journal, 'orphan-1-old.journal.conflict.tmp');
+    await writeFile(stale, 'half a journal');
+    await utimes(stale, hoursAgo(2), hoursAgo(2));
+    await writeFile(path.join(journal, 'orphan-2-new.journal.tmp'), 'half a journal');
+    const workspace = await sandbox.open({ retention: { maxTransactions: 1000, maxAgeMs: 30 * 24 * 3_600_000 } });
+    assert.deepEqual(await readdir(journal), ['orphan-2-new.journal.tmp']);
+    await workspace.close();
+  });
+});
+
 test('--retain takes a count, an age, or both', () => {
   assert.deepEqual(parseRetention('500'), { ok: true, value: { maxTransactions: 500, maxAgeMs: 7 * 24 * 3_600_000 } });
   assert.deepEqual(parseRetention('3d'), { ok: true, value: { maxTransactions: 1000, maxAgeMs: 3 * 24 * 3_600_000 } });
