@@ -45,19 +45,16 @@
  * and before it was logged done: recovery then sees neither image, leaves the file alone and
  * keeps the journal aside as a conflict, without a record.
  *
- * Segment file: `<pid>-<processNonce>-<seq>.log` in `<stateDir>/log/`. Frame: u32 payload
- * length, u32 crc32 of the payload, payload = one JSON line (`FrameHead`), then for an intent
- * the journal bytes (`journal.ts`) and any redo section. A torn tail fails its length or crc:
- * the segment is read up to there.
+ * Segment file: `<pid>-<processNonce>-<seq>.log` in `<stateDir>/log/`; its frames: `logFrames.ts`.
  */
 import { fstatSync } from 'node:fs';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { crc32 } from 'node:zlib';
 import { totalBytes, writeAllSync, type DiskCalls } from './diskCalls.ts';
 import { isPresent, removeIfPresent, type DirectorySyncer } from './durable.ts';
 import { hasErrorCode, ifPresent } from './ioErrors.ts';
 import { isAbandonedOwner, PROCESS_NONCE, type JournalStore } from './journal.ts';
+import { frameOf, framesOf, type FrameHead } from './logFrames.ts';
 import type { RecordStore } from './records.ts';
 
 /** A segment is retired (and checkpointed once settled) after this many intents or bytes. */
@@ -73,11 +70,6 @@ const SEGMENT_NAME = /^(\d+)-([0-9a-f]+)-(\d+)\.log$/;
  */
 const STATE_DIR_REMOVED = "the workspace's state directory (its commit log and undo records) was removed while the workspace was open";
 const segmentRemoved = (file: string): string => `the workspace's commit log segment ${file} was removed while the workspace was open; the next commit writes a new one`;
-
-type FrameHead =
-  /** `redo`: the length of the redo section (`journal.ts`) that ends the body, when there is one. */
-  | { readonly kind: 'intent'; readonly id: number; readonly journalId: string; readonly record: string; readonly redo?: number }
-  | { readonly kind: 'done' | 'cancelled'; readonly id: number };
 
 /** A logged transaction, as `done` and `cancelled` take it. */
 export interface Intent {
@@ -438,33 +430,6 @@ function openSegment(file: string, disk: DiskCalls): number {
   } catch (error) {
     throw hasErrorCode(error, 'ENOENT') ? new Error(STATE_DIR_REMOVED, { cause: error }) : error;
   }
-}
-
-function frameOf(head: FrameHead, body: readonly Uint8Array[] = []): Uint8Array[] {
-  const line = Buffer.from(`${JSON.stringify(head)}\n`);
-  const length = body.reduce((total, chunk) => total + chunk.byteLength, line.byteLength);
-  let checksum = crc32(line);
-  for (const chunk of body) checksum = crc32(chunk, checksum);
-  const prefix = Buffer.alloc(8);
-  prefix.writeUInt32LE(length, 0);
-  prefix.writeUInt32LE(checksum, 4);
-  return [prefix, line, ...body];
-}
-
-/** The whole frames of a segment, up to the first torn or damaged one. */
-export function framesOf(bytes: Uint8Array): { head: FrameHead; body: Uint8Array }[] {
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const frames: { head: FrameHead; body: Uint8Array }[] = [];
-  for (let offset = 0; offset + 8 <= buffer.byteLength; ) {
-    const length = buffer.readUInt32LE(offset);
-    const payload = buffer.subarray(offset + 8, offset + 8 + length);
-    if (payload.byteLength < length || crc32(payload) !== buffer.readUInt32LE(offset + 4)) break;
-    const newline = payload.indexOf(0x0a);
-    if (newline < 0) break;
-    frames.push({ head: JSON.parse(payload.subarray(0, newline).toString('utf8')) as FrameHead, body: payload.subarray(newline + 1) });
-    offset += 8 + length;
-  }
-  return frames;
 }
 
 /**

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plan, PlannedFile } from '../../daemon/engine/types.ts';
-import { framesOf } from '../../daemon/workspace/commitLog.ts';
+import { framesOf } from '../../daemon/workspace/logFrames.ts';
 import { nodeDiskCalls, type DiskCalls } from '../../daemon/workspace/diskCalls.ts';
 import { Workspace, type WorkspaceOptions } from '../../daemon/workspace/workspace.ts';
 

@@ -4,7 +4,7 @@ import { readFile, readdir, realpath, rename, rm, utimes, writeFile } from 'node
 import path from 'node:path';
 import test from 'node:test';
 import { crc32 } from 'node:zlib';
-import { framesOf } from '../../daemon/workspace/commitLog.ts';
+import { framesOf } from '../../daemon/workspace/logFrames.ts';
 import { sha256Hex } from '../../daemon/workspace/files.ts';
 import { decodeJournal, encodeJournal, encodeRedo, transactionIdOfJournalName } from '../../daemon/workspace/journal.ts';
 import type { Workspace } from '../../daemon/workspace/workspace.ts';
