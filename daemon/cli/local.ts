@@ -7,7 +7,7 @@ import type { ApplyContext } from '../server/applyPatch.ts';
 import { createLogger, describeError, type Logger } from '../server/logger.ts';
 import { failureOf, ReceiptDraft } from '../server/receipts.ts';
 import { resolveRoot } from '../workspace/stateDir.ts';
-import { retentionInForce, StateDirError, stateDirFor, Workspace, WorkspaceRootError } from '../workspace/workspace.ts';
+import { DAMAGED_LOG_SEGMENT, retentionInForce, StateDirError, stateDirFor, Workspace, WorkspaceRootError } from '../workspace/workspace.ts';
 import type { Receipt } from '../../protocol/receipt.ts';
 import type { FormatName } from '../engine/types.ts';
 import { UsageError } from './args.ts';
@@ -40,6 +40,7 @@ async function openWorkspace(directory: string, stateRoot: string, log: Logger):
     // It prunes as a daemon using the same state root would: with the retention recorded there.
     return await Workspace.open(root, {
       stateDir, maxWatchedPaths: 0, retention: () => retentionInForce(stateRoot), onError: (error) => log.warn('workspace error', describeError(error)),
+      onDamagedLogSegment: (damaged) => log.error(DAMAGED_LOG_SEGMENT, { root, ...damaged }),
     });
   } catch (error) {
     if (error instanceof WorkspaceRootError) throw new UsageError(error.message);

@@ -3,7 +3,7 @@ import { EnginePool } from '../pool/pool.ts';
 import { describeError, type Logger } from '../server/logger.ts';
 import { WorkspaceRegistry } from '../server/registry.ts';
 import { warmUp } from '../server/warmUp.ts';
-import { retentionInForce, stateDirFor, Workspace } from '../workspace/workspace.ts';
+import { DAMAGED_LOG_SEGMENT, retentionInForce, stateDirFor, Workspace } from '../workspace/workspace.ts';
 
 export interface RuntimeOptions {
   readonly taskTimeoutMs: number;
@@ -22,6 +22,7 @@ export function createRegistry({ taskTimeoutMs, log, stateRoot, workerFile }: Ru
       stateDir: stateDirFor(root, stateRoot),
       stateRoot,
       onError: (error) => log.warn('workspace error', describeError(error)),
+      onDamagedLogSegment: (damaged) => log.error(DAMAGED_LOG_SEGMENT, { root, ...damaged }),
       retention: () => retentionInForce(stateRoot),
     }),
     createPool: () => new EnginePool({ taskTimeoutMs, workerFile, onError: (error) => log.error('worker pool error', describeError(error)) }),

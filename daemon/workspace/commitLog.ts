@@ -45,22 +45,41 @@
  * and before it was logged done: recovery then sees neither image, leaves the file alone and
  * keeps the journal aside as a conflict, without a record.
  *
- * Segment file: `<pid>-<processNonce>-<seq>.log` in `<stateDir>/log/`; its frames: `logFrames.ts`.
+ * Segment file: `<pid>-<processNonce>-<seq>.log` in `<stateDir>/log/`; its frames, and how a
+ * torn tail is told from damage: `logFrames.ts`. A torn tail is read up to. Damage before it
+ * (a disk fault) is skipped: the frames after it are recovered as any others, and the segment is
+ * kept aside as `<name>.damaged`, which neither recovery nor `unsettledRecords` reads (retention
+ * removes it once older than the age it keeps), and reported to the caller, who logs it with the
+ * bytes lost. What a damaged frame held cannot be read, so:
+ * - a done frame: its intent looks unsettled and goes to journal recovery, which rolls the
+ *   commit forward when its post-images are in place, as for a done frame a power loss dropped.
+ *   They are, unless a later commit has changed one of its paths since: then recovery rolls it
+ *   back where its post-images still are, undoing part of a commit reported applied, which only
+ *   the recovery report tells (a path changed to other bytes is a conflict, and the journal is
+ *   kept aside; a path put back to the pre-image is not);
+ * - a cancelled frame: its commit was rolled back (or handed to `journal/`): recovery finds its
+ *   pre-images in place;
+ * - an intent: its commit is unknown. A done or cancelled frame of its id, found after, settles
+ *   nothing (ids count per process: it can be no other intent's). A commit it logged that was in
+ *   flight stays as the kill left it — half-applied, its temps and record with it — and nothing
+ *   can roll it back: its journal was in that frame. The segment kept aside is the evidence.
  */
 import { fstatSync } from 'node:fs';
-import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { totalBytes, writeAllSync, type DiskCalls } from './diskCalls.ts';
 import { isPresent, removeIfPresent, type DirectorySyncer } from './durable.ts';
 import { hasErrorCode, ifPresent } from './ioErrors.ts';
 import { isAbandonedOwner, PROCESS_NONCE, type JournalStore } from './journal.ts';
-import { frameOf, framesOf, type FrameHead } from './logFrames.ts';
+import { frameOf, framesOf, type ByteRange, type FrameHead } from './logFrames.ts';
 import type { RecordStore } from './records.ts';
 
 /** A segment is retired (and checkpointed once settled) after this many intents or bytes. */
 const SEGMENT_MAX_INTENTS = 2048;
 const SEGMENT_MAX_BYTES = 32 * 1024 * 1024;
 const SEGMENT_NAME = /^(\d+)-([0-9a-f]+)-(\d+)\.log$/;
+/** Ends the name of a segment kept aside as damaged (retention removes it once old: `retention.ts`). */
+export const DAMAGED_SEGMENT_SUFFIX = '.damaged';
 
 /**
  * Why frames are refused once the state dir is gone (removed by hand, or by a cleaner of temp
@@ -70,6 +89,19 @@ const SEGMENT_NAME = /^(\d+)-([0-9a-f]+)-(\d+)\.log$/;
  */
 const STATE_DIR_REMOVED = "the workspace's state directory (its commit log and undo records) was removed while the workspace was open";
 const segmentRemoved = (file: string): string => `the workspace's commit log segment ${file} was removed while the workspace was open; the next commit writes a new one`;
+
+/** A dead process's segment found damaged by `recoverAbandoned`, recovered past the damage and kept aside. */
+export interface DamagedSegment {
+  /** Its name in `log/`. */
+  readonly segment: string;
+  /** The file it is kept as. */
+  readonly keptAs: string;
+  /** The bytes skipped: no frame could be read from them. */
+  readonly damaged: readonly ByteRange[];
+}
+
+/** What the log says of a `DamagedSegment` (see the module comment). */
+export const DAMAGED_LOG_SEGMENT = 'commit log segment damaged: what it logged in the damaged bytes was lost (a commit in flight there may stay half-applied); the rest was recovered, and the segment kept aside';
 
 /** A logged transaction, as `done` and `cancelled` take it. */
 export interface Intent {
@@ -92,7 +124,7 @@ interface Segment {
   readonly ready: Promise<void>;
   intents: number;
   bytes: number;
-  /** Set after a failed write: later frames go to a new segment, as a reader stops at the damage. */
+  /** Set after a failed write: later frames go to a new segment, so a frame the write cut short stays a torn tail. */
   broken: boolean;
   /** Intents written here whose done or cancelled frame is not durable yet. */
   readonly unsettled: Set<number>;
@@ -249,12 +281,14 @@ export class CommitLog {
 
   /**
    * Finishes the segments dead processes left (see the module comment), before journal recovery
-   * runs on what this hands to `journal/`.
+   * runs on what this hands to `journal/`; returns those found damaged, now kept aside.
    */
-  async recoverAbandoned(journals: JournalStore): Promise<void> {
+  async recoverAbandoned(journals: JournalStore): Promise<DamagedSegment[]> {
     const segments = segmentsByOwner(await readdir(this.directory), (name, pid, nonce) => isAbandonedSegment(path.join(this.directory, name), pid, nonce));
+    const kept: DamagedSegment[] = [];
     for (const [owner, names] of segments) {
-      const frames = (await Promise.all(names.map((name) => readFile(path.join(this.directory, name))))).flatMap(framesOf);
+      const read = await Promise.all(names.map(async (name) => ({ name, ...framesOf(await readFile(path.join(this.directory, name))) })));
+      const frames = read.flatMap((segment) => segment.frames);
       const outcomes = outcomesOf(frames);
       for (const { head, body } of frames) {
         if (head.kind !== 'intent') continue;
@@ -268,9 +302,22 @@ export class CommitLog {
         }
       }
       await this.#records.syncFiles([]);
-      await Promise.all(names.map((name) => removeIfPresent(path.join(this.directory, name), this.#disk)));
+      for (const { name, damaged } of read) {
+        if (damaged.length === 0) await removeIfPresent(path.join(this.directory, name), this.#disk);
+        else kept.push({ segment: name, keptAs: await this.#keepAside(name), damaged });
+      }
       await this.#syncer.sync(this.directory);
     }
+    return kept;
+  }
+
+  /** Renames a damaged segment out of the reader's way, its age (for retention) counted from now. */
+  async #keepAside(name: string): Promise<string> {
+    const file = path.join(this.directory, name);
+    const now = new Date();
+    await utimes(file, now, now);
+    await this.#disk.rename(file, `${file}${DAMAGED_SEGMENT_SUFFIX}`);
+    return `${file}${DAMAGED_SEGMENT_SUFFIX}`;
   }
 
   /**
@@ -290,7 +337,7 @@ export class CommitLog {
       for (const name of segments) {
         // Gone since the listing: checkpointed, so every intent in it was settled.
         const bytes = await ifPresent(readFile(path.join(this.directory, name)));
-        if (bytes !== undefined) frames.push(...framesOf(bytes));
+        if (bytes !== undefined) frames.push(...framesOf(bytes).frames);
       }
       const outcomes = outcomesOf(frames);
       for (const { head } of frames) if (head.kind === 'intent' && !outcomes.has(head.id)) unsettled.add(head.record);

@@ -1,8 +1,9 @@
 /**
  * Retention: undo records and trash are kept for the last `maxTransactions` transactions and
  * for `maxAgeMs`; past either, a transaction's records and trash folder are removed. Journals
- * recovery set aside (`journal/*.conflict`) go once set aside longer than `maxAgeMs` ago.
- * Pruning reads and deletes only inside the state dir — never the tree.
+ * recovery set aside (`journal/*.conflict`) and commit log segments kept aside as damaged
+ * (`log/*.damaged`) go once set aside longer than `maxAgeMs` ago. Pruning reads and deletes
+ * only inside the state dir — never the tree.
  *
  * Every process using a state root — daemons, `patchd mcp`, one-shot commands — prunes with the
  * retention recorded in it (`retention.json`), which `patchd serve --retain` sets: otherwise a
@@ -11,6 +12,7 @@
  */
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { DAMAGED_SEGMENT_SUFFIX, type CommitLog } from './commitLog.ts';
 import type { JournalStore } from './journal.ts';
 import type { RecordName, RecordStore } from './records.ts';
 import { trashRoot } from './trash.ts';
@@ -32,13 +34,14 @@ export interface PruneReport {
   readonly transactions: number;
   readonly trashFolders: number;
   readonly conflictJournals: number;
+  readonly damagedLogSegments: number;
 }
 
 /**
  * Removes the records of expired transactions (after noting the newest of them: see
  * `RecordStore.notePruned`), then the trash folders no retained transaction owns.
  */
-export async function pruneHistory(stateDir: string, records: RecordStore, journals: JournalStore, retention: Retention, now = Date.now()): Promise<PruneReport> {
+export async function pruneHistory(stateDir: string, records: RecordStore, journals: JournalStore, log: CommitLog, retention: Retention, now = Date.now()): Promise<PruneReport> {
   const byTransaction = new Map<string, RecordName[]>();
   for (const name of (await records.list()).reverse()) {
     const names = byTransaction.get(name.transactionId);
@@ -56,7 +59,8 @@ export async function pruneHistory(stateDir: string, records: RecordStore, journ
   for (let start = 0; start < expired.length; start += REMOVE_BATCH) await Promise.all(expired.slice(start, start + REMOVE_BATCH).map((name) => records.remove(name)));
   const trashFolders = await pruneTrash(stateDir, kept, new Set(expired.map((name) => name.transactionId)), now);
   const conflictJournals = await journals.removeSetAsideOlderThan(retention.maxAgeMs, now);
-  return { transactions: byTransaction.size - kept.size, trashFolders, conflictJournals };
+  const damagedLogSegments = await removeFilesOlderThan(log.directory, DAMAGED_SEGMENT_SUFFIX, retention.maxAgeMs, now);
+  return { transactions: byTransaction.size - kept.size, trashFolders, conflictJournals, damagedLogSegments };
 }
 
 /**
@@ -79,6 +83,20 @@ async function pruneTrash(stateDir: string, kept: ReadonlySet<string>, expired: 
       if (stats === undefined || now - stats.mtimeMs < IN_FLIGHT_GRACE_MS) continue;
     }
     await rm(folder, { recursive: true, force: true });
+    removed += 1;
+  }
+  return removed;
+}
+
+/** Removes the files of `directory` whose names end with `suffix`, once older than `maxAgeMs` (by mtime); returns how many. */
+async function removeFilesOlderThan(directory: string, suffix: string, maxAgeMs: number, now: number): Promise<number> {
+  const names = await readdir(directory).catch(() => []);
+  let removed = 0;
+  for (const name of names.filter((candidate) => candidate.endsWith(suffix))) {
+    const file = path.join(directory, name);
+    const stats = await stat(file).catch(() => undefined);
+    if (stats === undefined || now - stats.mtimeMs <= maxAgeMs) continue;
+    await rm(file, { force: true });
     removed += 1;
   }
   return removed;

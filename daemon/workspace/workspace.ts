@@ -8,6 +8,7 @@
  *
  * State dir layout (outside the tree, mode 0700; see `stateDir.ts`):
  *   log/<pid>-<nonce>-<seq>.log                          the commit log: intents and done marks (see commitLog.ts)
+ *   log/*.log.damaged                                    segments found damaged, kept for the age retention keeps
  *   journal/orphan-<pid>-<nonce>-<frame>-<id>.journal    commits handed over for recovery (see journal.ts)
  *   journal/*.conflict                                   journals recovery could not fully apply, kept for the age retention keeps
  *   trash/<transactionId>/<workspace path>               deleted and moved-away files
@@ -23,7 +24,7 @@ import { BOOT_ID } from './boot.ts';
 import { ContentCache, DEFAULT_CACHE_OPTIONS, type ContentCacheOptions } from './cache.ts';
 import { ChangeMonitor, type ChangeListener } from './changes.ts';
 import { checkReplacedDirectories, commitPlan, type CommitOptions, type CommitOutcome } from './commit.ts';
-import { CommitLog } from './commitLog.ts';
+import { CommitLog, type DamagedSegment } from './commitLog.ts';
 import type { CommitHooks, WorkspaceContext } from './context.ts';
 import { nodeDiskCalls, type DiskCalls } from './diskCalls.ts';
 import { DirectorySyncer, isPresent } from './durable.ts';
@@ -50,6 +51,7 @@ export { sha256Hex, versionFromSha256 } from './files.ts';
 export { StateDirError, WorkspaceRootError, stateDirFor } from './stateDir.ts';
 export type { CommitOptions, CommitOutcome } from './commit.ts';
 export type { CommitHooks } from './context.ts';
+export { DAMAGED_LOG_SEGMENT, type DamagedSegment } from './commitLog.ts';
 export type { FileChange } from './changes.ts';
 export type { LockLease } from './locks.ts';
 export type { RecoveryReport } from './recovery.ts';
@@ -75,6 +77,8 @@ export interface WorkspaceOptions {
   readonly settleMs?: number;
   /** Faults of the watcher (and of background pruning), which must not stop the workspace. */
   readonly onError?: (error: unknown) => void;
+  /** A segment of the commit log that `open` found damaged, recovered past the damage and kept aside (see `commitLog.ts`). */
+  readonly onDamagedLogSegment?: ((damaged: DamagedSegment) => void) | undefined;
   /**
    * How many transactions, and for how long, undo records and trash are kept (default: 1,000 and
    * 7 days) — or where to look that up before each prune (e.g. `retentionInForce`); when the
@@ -171,7 +175,7 @@ export class Workspace {
     const context: WorkspaceContext = {
       root: realRoot, stateDir, guard, syncer, journals, log, records, disk, hooks: options.hooks ?? {}, settling, bootId: options.bootId === undefined ? BOOT_ID : options.bootId,
     };
-    await log.recoverAbandoned(journals);
+    for (const damaged of await log.recoverAbandoned(journals)) options.onDamagedLogSegment?.(damaged);
     const recovered = await recoverAbandonedJournals(context);
     const retention = await prune(context, options);
     return new Workspace(context, locks, remaker, recovered, await sessionStartOf(context), options, retention);
@@ -417,7 +421,7 @@ function unrecordedCommits(count: number): EngineError | undefined {
  * commit is reported before its record is written, and a prune that did not count it would keep
  * one transaction too many.
  */
-async function prune({ stateDir, records, journals, settling }: WorkspaceContext, { retention = DEFAULT_RETENTION, onError }: WorkspaceOptions): Promise<Retention | undefined> {
+async function prune({ stateDir, records, journals, log, settling }: WorkspaceContext, { retention = DEFAULT_RETENTION, onError }: WorkspaceOptions): Promise<Retention | undefined> {
   let kept: Retention;
   try {
     kept = typeof retention === 'function' ? await retention() : retention;
@@ -426,7 +430,7 @@ async function prune({ stateDir, records, journals, settling }: WorkspaceContext
     return undefined;
   }
   await settling.settled();
-  await pruneHistory(stateDir, records, journals, kept);
+  await pruneHistory(stateDir, records, journals, log, kept);
   return kept;
 }
 

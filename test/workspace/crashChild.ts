@@ -1,13 +1,14 @@
 /**
- * Run by recovery.test.ts and typeChange.test.ts as a separate process that SIGKILLs itself at a precise instant,
+ * Run by recovery.test.ts, commitLog.test.ts and typeChange.test.ts as a separate process that SIGKILLs itself at a precise instant,
  * leaving whatever a killed daemon would leave behind.
- * argv: <root> <stateDir> <when> [single|tidy|fileToDirectory|directoryToFile] [bootId]   (bootId: the boot the daemon runs in, `unknown` for none)
+ * argv: <root> <stateDir> <when> [single|tidy|fileToDirectory|directoryToFile|settledFirst] [bootId]   (bootId: the boot the daemon runs in, `unknown` for none)
  *   when = rename:<n>   commit the five-file plan (`single`: a one-file plan), die right before rename n
  *          drop         commit the five-file plan, die right before it is logged done (after its renames, directory fsyncs and record write)
  *          reported     commit the five-file plan, die as soon as it is reported applied (a one-file commit: before its fsyncs)
  *          done         commit the five-file plan, die once it is reported applied and durable (before the log's checkpoint)
  *          restore:<n>  only open the workspace (recovering what an earlier child left), die before the restore rename n
  *          keep         only open the workspace, die before the log's hand-over renames a journal file into journal/
+ *   settledFirst: the five-file plan, after a one-file commit of keep.txt that settles first (both logged in one segment)
  */
 import type { DiskCalls } from '../../daemon/workspace/diskCalls.ts';
 import { nodeDiskCalls } from '../../daemon/workspace/diskCalls.ts';
@@ -17,6 +18,8 @@ import { CRASH_PLAN, deleteFile, planOf, snapshotAndCommit, TYPE_CHANGE_PLANS, u
 const [root, stateDir, when, variant, bootId] = process.argv.slice(2);
 if (root === undefined || stateDir === undefined || when === undefined) throw new Error('usage: crashChild <root> <stateDir> <when> [single]');
 const [point, count] = when.split(':');
+/** Dies only in the commit under test, not in the one `settledFirst` makes before it. */
+let armed = variant !== 'settledFirst';
 const die = (): never => {
   process.kill(process.pid, 'SIGKILL');
   throw new Error('unreachable');
@@ -40,8 +43,8 @@ const options: WorkspaceOptions = {
   ...(bootId === undefined ? {} : { bootId: bootId === 'unknown' ? null : bootId }),
   disk: dyingDisk(),
   hooks: {
-    beforeRename: (index) => (point === 'rename' && index === Number(count) ? die() : undefined),
-    beforeDone: () => (point === 'drop' ? die() : undefined),
+    beforeRename: (index) => (armed && point === 'rename' && index === Number(count) ? die() : undefined),
+    beforeDone: () => (armed && point === 'drop' ? die() : undefined),
   },
 };
 const workspace = await Workspace.open(root, options);
@@ -51,6 +54,11 @@ const plans = {
   tidy: planOf(updateFile('two.txt', '2\n'), deleteFile('d/e/last.txt')),
   ...TYPE_CHANGE_PLANS,
 };
+if (!armed) {
+  await snapshotAndCommit(workspace, planOf(updateFile('keep.txt', 'kept\n')));
+  await workspace.settled();
+  armed = true;
+}
 if (point !== 'restore' && point !== 'keep') await snapshotAndCommit(workspace, plans[variant as keyof typeof plans] ?? CRASH_PLAN);
 if (point === 'reported') die();
 await workspace.settled();

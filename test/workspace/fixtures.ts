@@ -180,7 +180,7 @@ export function recordingDisk(failDatasync: (file: string) => boolean = () => fa
     },
     writevSync: (fd, chunks) => {
       const written = nodeDiskCalls.writevSync(fd, chunks);
-      if (opened.get(fd)?.endsWith('.log')) for (const { head } of framesOf(Buffer.concat(chunks).subarray(0, written))) calls.push(`log ${head.kind} ${head.id}`);
+      if (opened.get(fd)?.endsWith('.log')) for (const { head } of framesOf(Buffer.concat(chunks).subarray(0, written)).frames) calls.push(`log ${head.kind} ${head.id}`);
       return written;
     },
     closeSync: (fd) => {

@@ -124,6 +124,20 @@ test("a killed keep's journal temp goes once an hour old, whatever the age kept;
   });
 });
 
+test('a commit log segment kept aside as damaged goes once older than the age kept; a younger one stays', async () => {
+  await withSandbox({ 'a.txt': 'a\n' }, async (sandbox) => {
+    const log = path.join(sandbox.state, 'log');
+    await mkdir(log, { recursive: true });
+    const old = path.join(log, '1-0badc0de-1.log.damaged');
+    await writeFile(old, 'frames');
+    await utimes(old, new Date(Date.now() - 2 * 3_600_000), new Date(Date.now() - 2 * 3_600_000));
+    await writeFile(path.join(log, '2-0badc0de-1.log.damaged'), 'frames');
+    const workspace = await sandbox.open({ retention: { maxTransactions: 1000, maxAgeMs: 3_600_000 } });
+    assert.deepEqual(await readdir(log), ['2-0badc0de-1.log.damaged']);
+    await workspace.close();
+  });
+});
+
 test('--retain takes a count, an age, or both', () => {
   assert.deepEqual(parseRetention('500'), { ok: true, value: { maxTransactions: 500, maxAgeMs: 7 * 24 * 3_600_000 } });
   assert.deepEqual(parseRetention('3d'), { ok: true, value: { maxTransactions: 1000, maxAgeMs: 3 * 24 * 3_600_000 } });
