@@ -28,9 +28,10 @@
  * another live daemon's, from those a killed daemon left behind.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, readdir, stat, utimes } from 'node:fs/promises';
+import { mkdir, readFile, readdir, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
+import { removeAgedFiles } from './agedFiles.ts';
 import type { DiskCalls } from './diskCalls.ts';
 import { removeIfPresent, type DirectorySyncer } from './durable.ts';
 import type { FileOwner } from './files.ts';
@@ -328,18 +329,9 @@ export class JournalStore {
    * kept under a name no later keep takes again would otherwise stay for good.
    */
   async removeSetAsideOlderThan(maxAgeMs: number, now: number): Promise<number> {
-    const names = await readdir(this.directory).catch(() => []);
-    let removed = 0;
-    for (const name of names) {
-      const ageLimit = name.endsWith('.conflict') ? maxAgeMs : name.endsWith('.tmp') ? TEMP_GRACE_MS : undefined;
-      if (ageLimit === undefined) continue;
-      const file = path.join(this.directory, name);
-      const stats = await stat(file).catch(() => undefined);
-      if (stats === undefined || now - stats.mtimeMs <= ageLimit) continue;
-      await removeIfPresent(file, this.disk);
-      if (name.endsWith('.conflict')) removed += 1;
-    }
-    return removed;
+    const ageLimitOf = (name: string) => (name.endsWith('.conflict') ? maxAgeMs : name.endsWith('.tmp') ? TEMP_GRACE_MS : undefined);
+    const removed = await removeAgedFiles(this.directory, ageLimitOf, now, (file) => removeIfPresent(file, this.disk));
+    return removed.filter((name) => name.endsWith('.conflict')).length;
   }
 
   /** The journal `file`; what can be told of it when it does not decode. */

@@ -12,6 +12,7 @@
  */
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { removeAgedFiles } from './agedFiles.ts';
 import { DAMAGED_SEGMENT_SUFFIX, type CommitLog } from './commitLog.ts';
 import type { JournalStore } from './journal.ts';
 import type { RecordName, RecordStore } from './records.ts';
@@ -59,7 +60,8 @@ export async function pruneHistory(stateDir: string, records: RecordStore, journ
   for (let start = 0; start < expired.length; start += REMOVE_BATCH) await Promise.all(expired.slice(start, start + REMOVE_BATCH).map((name) => records.remove(name)));
   const trashFolders = await pruneTrash(stateDir, kept, new Set(expired.map((name) => name.transactionId)), now);
   const conflictJournals = await journals.removeSetAsideOlderThan(retention.maxAgeMs, now);
-  const damagedLogSegments = await removeFilesOlderThan(log.directory, DAMAGED_SEGMENT_SUFFIX, retention.maxAgeMs, now);
+  const damagedSegmentAge = (name: string) => (name.endsWith(DAMAGED_SEGMENT_SUFFIX) ? retention.maxAgeMs : undefined);
+  const damagedLogSegments = (await removeAgedFiles(log.directory, damagedSegmentAge, now, (file) => rm(file, { force: true }))).length;
   return { transactions: byTransaction.size - kept.size, trashFolders, conflictJournals, damagedLogSegments };
 }
 
@@ -83,20 +85,6 @@ async function pruneTrash(stateDir: string, kept: ReadonlySet<string>, expired: 
       if (stats === undefined || now - stats.mtimeMs < IN_FLIGHT_GRACE_MS) continue;
     }
     await rm(folder, { recursive: true, force: true });
-    removed += 1;
-  }
-  return removed;
-}
-
-/** Removes the files of `directory` whose names end with `suffix`, once older than `maxAgeMs` (by mtime); returns how many. */
-async function removeFilesOlderThan(directory: string, suffix: string, maxAgeMs: number, now: number): Promise<number> {
-  const names = await readdir(directory).catch(() => []);
-  let removed = 0;
-  for (const name of names.filter((candidate) => candidate.endsWith(suffix))) {
-    const file = path.join(directory, name);
-    const stats = await stat(file).catch(() => undefined);
-    if (stats === undefined || now - stats.mtimeMs <= maxAgeMs) continue;
-    await rm(file, { force: true });
     removed += 1;
   }
   return removed;
