@@ -10,6 +10,7 @@ import {
   type ListTransactionsParams, type ListTransactionsResult, type ReadFileParams, type ReadFileResult, type Receipt, type SessionDiffParams,
   type Recovery, type SessionDiffResult, type UndoParams,
 } from '../../protocol/index.ts';
+import { describeRecovery, RECOVERED_MESSAGE } from '../workspace/recoveryText.ts';
 import type { RecoveryReport } from '../workspace/workspace.ts';
 import { applyBatch } from './applyBatch.ts';
 import { ApprovalGate, DEFAULT_APPROVAL_TIMEOUT_MS, type AskClient } from './approval.ts';
@@ -76,8 +77,9 @@ export class PatchdHandlers {
     }
     const result: OpenWorkspaceResult = { workspaceId: opened.id, root: opened.root };
     if (opened.recovered.length === 0) return result;
-    for (const { transactionId, outcome, paths, conflicts, damaged, keptAside } of opened.recovered) {
-      this.#deps.log.warn('recovered an unfinished commit', { root: opened.root, transactionId, outcome, paths, conflicts, damaged, keptAside });
+    for (const report of opened.recovered) {
+      const { transactionId, outcome, paths, conflicts, damaged, keptAside } = report;
+      this.#deps.log.warn(RECOVERED_MESSAGE, { root: opened.root, transactionId, outcome, paths, conflicts, damaged, keptAside, summary: describeRecovery(report) });
     }
     return { ...result, recovered: opened.recovered.map(recoveryOf) };
   }

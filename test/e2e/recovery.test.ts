@@ -100,8 +100,10 @@ test('workspace/open reports a journal that no longer decodes as left_as_found u
   assert.deepEqual(kept.map((name) => name.endsWith('-tx_damaged.journal.conflict')), [true]);
   const { time, ...fields } = JSON.parse(await logged) as Record<string, unknown>;
   assert.equal(typeof time, 'string');
+  const keptAside = join(realpathSync(stateDirFor(tree.root, TEST_STATE_ROOT)), 'journal', kept[0]!);
   assert.deepEqual(fields, {
     level: 'warn', msg: 'recovered an unfinished commit', root: workspace.root, transactionId: 'tx_damaged', outcome: 'left_as_found',
-    paths: [], conflicts: [], damaged: [], keptAside: join(realpathSync(stateDirFor(tree.root, TEST_STATE_ROOT)), 'journal', kept[0]!),
+    paths: [], conflicts: [], damaged: [], keptAside,
+    summary: `not acted on, its journal is damaged and names no path that can be read; journal kept at ${keptAside}`,
   });
 });

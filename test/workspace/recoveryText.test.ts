@@ -1,0 +1,33 @@
+/** A recovery report in words, as the CLI prints it and the daemon logs it: each outcome, what was left as found, where the journal is. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { describeRecovery } from '../../daemon/workspace/recoveryText.ts';
+import type { RecoveryReport } from '../../daemon/workspace/workspace.ts';
+
+const report = (fields: Partial<RecoveryReport> & Pick<RecoveryReport, 'outcome'>): RecoveryReport => ({ transactionId: 'tx', paths: [], conflicts: [], damaged: [], ...fields });
+const KEPT = '/state/journal/orphan-1-2-3-tx.journal.conflict';
+
+test('a rollback names the paths it put back, or says none had changed yet', () => {
+  assert.equal(describeRecovery(report({ outcome: 'rolled_back', paths: ['a.txt', 'd/b.txt'] })), 'rolled back, put back as before it: a.txt, d/b.txt');
+  assert.equal(describeRecovery(report({ outcome: 'rolled_back' })), 'rolled back, it had changed no file yet');
+});
+
+test('a roll forward names the paths whose changes stand', () => {
+  assert.equal(describeRecovery(report({ outcome: 'rolled_forward', paths: ['a.txt'] })), 'rolled forward, its changes stand: a.txt');
+});
+
+test('paths left as found are all named, changed since or damaged in the journal, with where the journal is kept', () => {
+  const told = describeRecovery(report({ outcome: 'rolled_back', paths: ['a.txt'], conflicts: ['b.txt', 'c.txt'], damaged: ['d.txt'], keptAside: KEPT }));
+  assert.equal(told, `rolled back, put back as before it: a.txt; left as found, changed since: b.txt, c.txt; left as found, its journal's copy is damaged: d.txt; journal kept at ${KEPT}`);
+});
+
+test('a journal that does not decode: not acted on, every path its header names left as found, or none when it names none', () => {
+  assert.equal(describeRecovery(report({ outcome: 'left_as_found', damaged: ['a.txt', 'b.txt'], keptAside: KEPT })), `not acted on, its journal is damaged: left as found: a.txt, b.txt; journal kept at ${KEPT}`);
+  assert.equal(describeRecovery(report({ outcome: 'left_as_found', keptAside: KEPT })), `not acted on, its journal is damaged and names no path that can be read; journal kept at ${KEPT}`);
+});
+
+test('a commit of many files names its first ten, and how many more; what was left as found is never cut', () => {
+  const paths = Array.from({ length: 25 }, (_, index) => `f${index}.txt`);
+  assert.equal(describeRecovery(report({ outcome: 'rolled_forward', paths })), `rolled forward, its changes stand: ${paths.slice(0, 10).join(', ')} and 15 more`);
+  assert.equal(describeRecovery(report({ outcome: 'left_as_found', damaged: paths })), `not acted on, its journal is damaged: left as found: ${paths.join(', ')}`);
+});
