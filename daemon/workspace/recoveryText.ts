@@ -1,8 +1,7 @@
 /**
  * A recovery report (`recovery.ts`) in words: what was done with the unfinished commit, to which
  * paths, what was left as found and why, and where its journal is kept. The one-shot CLI prints it
- * on stderr; the daemon logs it beside the report's fields. Loaded by every one-shot command that
- * opens a workspace, so it imports nothing at run time.
+ * on stderr (loading it only then); the daemon logs it beside the report's fields.
  */
 import type { RecoveryReport } from './recovery.ts';
 
