@@ -1,6 +1,7 @@
 /** Shared helpers for workspace tests: temp trees, hand-built plans, byte-exact tree listings. */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, lstatSync } from 'node:fs';
 import { lstat, mkdir, mkdtemp, readFile, readdir, readlink, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -67,6 +68,25 @@ export async function listTree(dir: string, prefix = ''): Promise<Record<string,
     else listing[relative] = `file:${(await readFile(absolute)).toString('latin1')}`;
   }
   return listing;
+}
+
+/** Mode (with setgid and sticky bits), uid and gid of each of `paths` under `root`; undefined where nothing is. */
+export function ownersOf(root: string, paths: readonly string[]): Record<string, { mode: number; uid: number; gid: number } | undefined> {
+  return Object.fromEntries(paths.map((relative) => {
+    const stats = existsSync(path.join(root, relative)) ? lstatSync(path.join(root, relative)) : undefined;
+    return [relative, stats === undefined ? undefined : { mode: stats.mode & 0o7777, uid: stats.uid, gid: stats.gid }];
+  }));
+}
+
+/**
+ * Gives directories under `root` modes of their own (`modes`, by path) and, when the tests run as
+ * root, `otherOwned` another owner: what every way of taking a commit back must bring back.
+ * Returns their owners (`ownersOf`).
+ */
+export function ownDirectoryModes(root: string, modes: Record<string, number>, otherOwned: string): ReturnType<typeof ownersOf> {
+  for (const [relative, mode] of Object.entries(modes)) chmodSync(path.join(root, relative), mode);
+  if (process.getuid?.() === 0) chownSync(path.join(root, otherOwned), 1234, 5678);
+  return ownersOf(root, Object.keys(modes));
 }
 
 export function planOf(...files: PlannedFile[]): Plan {

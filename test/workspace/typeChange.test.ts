@@ -10,7 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, lstatSync, symlinkSync } from 'node:fs';
+import { symlinkSync } from 'node:fs';
 import { mkdir, readFile, readdir, realpath, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'node:test';
@@ -21,7 +21,8 @@ import { sha256Hex } from '../../daemon/workspace/files.ts';
 import { encodeJournal } from '../../daemon/workspace/journal.ts';
 import type { Workspace } from '../../daemon/workspace/workspace.ts';
 import {
-  addFile, commitAndDie, deleteFile, encode, listTree, pathsOf, planOf, renameFile, snapshotAndCommit, TYPE_CHANGE_PLANS, TYPE_CHANGE_TREES, updateFile, withSandbox,
+  addFile, commitAndDie, deleteFile, encode, listTree, ownDirectoryModes, ownersOf, pathsOf, planOf, renameFile, snapshotAndCommit, TYPE_CHANGE_PLANS, TYPE_CHANGE_TREES, updateFile,
+  withSandbox,
 } from './fixtures.ts';
 
 const FILE_TO_DIRECTORY_AFTER = { foo: 'dir', 'foo/baz': 'file:baz\n', 'foo/sub': 'dir', 'foo/sub/bar': 'file:bar\n', 'keep.txt': 'file:kept\n' };
@@ -211,27 +212,14 @@ test('a link out of the tree put where the replaced file was, before its directo
   });
 });
 
-/** Mode (with setgid and sticky bits), uid and gid of each of `paths` under `root`; undefined where nothing is. */
-function ownersOf(root: string, paths: readonly string[]): Record<string, { mode: number; uid: number; gid: number } | undefined> {
-  return Object.fromEntries(paths.map((relative) => {
-    const stats = existsSync(path.join(root, relative)) ? lstatSync(path.join(root, relative)) : undefined;
-    return [relative, stats === undefined ? undefined : { mode: stats.mode & 0o7777, uid: stats.uid, gid: stats.gid }];
-  }));
-}
-
 const REPLACED = ['d', 'd/e'];
 /** Gives the directories the directoryToFile plan replaces modes of their own (and, as root, another owner): what every way back must bring back. */
-function ownDirectoryModes(root: string): ReturnType<typeof ownersOf> {
-  chmodSync(path.join(root, 'd'), 0o2750);
-  chmodSync(path.join(root, 'd/e'), 0o700);
-  if (process.getuid?.() === 0) chownSync(path.join(root, 'd/e'), 1234, 5678);
-  return ownersOf(root, REPLACED);
-}
+const ownReplacedModes = (root: string) => ownDirectoryModes(root, { d: 0o2750, 'd/e': 0o700 }, 'd/e');
 
 test('a directory replaced by a file comes back with its own mode and owner when the commit fails and is rolled back', async () => {
   for (const failAt of [1, 2, 3]) {
     await withSandbox(TYPE_CHANGE_TREES.directoryToFile, async (sandbox) => {
-      const owners = ownDirectoryModes(sandbox.root);
+      const owners = ownReplacedModes(sandbox.root);
       const before = await listTree(sandbox.root);
       const workspace = await sandbox.open({ hooks: { beforeRename: (index) => { if (index === failAt) throw new Error('injected'); } } });
       const outcome = await snapshotAndCommit(workspace, TYPE_CHANGE_PLANS.directoryToFile);
@@ -246,7 +234,7 @@ test('a directory replaced by a file comes back with its own mode and owner when
 test('a directory replaced by a file comes back with its own mode and owner when a daemon killed mid-commit is recovered', async () => {
   for (const killAt of [2, 3]) {
     await withSandbox(TYPE_CHANGE_TREES.directoryToFile, async (sandbox) => {
-      const owners = ownDirectoryModes(sandbox.root);
+      const owners = ownReplacedModes(sandbox.root);
       commitAndDie(sandbox, killAt, 'directoryToFile');
       assert.equal(ownersOf(sandbox.root, ['d/e'])['d/e'], undefined, 'the crash came after the directories were removed');
       const workspace = await sandbox.open();
@@ -259,7 +247,7 @@ test('a directory replaced by a file comes back with its own mode and owner when
 
 test('a directory replaced by a file comes back with its own mode and owner when the commit is undone; undone again (redone), it is a file', async () => {
   await withSandbox(TYPE_CHANGE_TREES.directoryToFile, async (sandbox) => {
-    const owners = ownDirectoryModes(sandbox.root);
+    const owners = ownReplacedModes(sandbox.root);
     const before = await listTree(sandbox.root);
     const workspace = await sandbox.open();
     const outcome = await committed(workspace, TYPE_CHANGE_PLANS.directoryToFile);
@@ -308,7 +296,7 @@ test('a journal written before directory modes were kept still rolls a type chan
 
 test('an undo record written before directory modes were kept is still undone, its directories made with the default mode', async () => {
   await withSandbox(TYPE_CHANGE_TREES.directoryToFile, async (sandbox) => {
-    ownDirectoryModes(sandbox.root);
+    ownReplacedModes(sandbox.root);
     const before = await listTree(sandbox.root);
     const workspace = await sandbox.open();
     const { transactionId } = await committed(workspace, TYPE_CHANGE_PLANS.directoryToFile);
