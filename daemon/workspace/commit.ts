@@ -34,7 +34,7 @@ export interface CommitOptions {
   readonly undoOf?: string | undefined;
   /** Mode and owner a path's new content takes instead of its current (or a rename source's) one, keyed by normalised path. */
   readonly owners?: ReadonlyMap<string, FileOwner> | undefined;
-  /** Mode and owner a directory the commit makes takes instead of the default, keyed by normalised path (an undo bringing back a directory its transaction replaced by a file). */
+  /** Mode and owner a directory the commit makes takes instead of the default, keyed by normalised path (an undo bringing back a directory its transaction replaced by a file or tidied away). */
   readonly directoryOwners?: ReadonlyMap<string, FileOwner> | undefined;
 }
 

@@ -65,11 +65,13 @@ export interface JournalRecord {
   /** Directories the commit replaces by a file and those below them, deepest first (absent: none; see `commitOrder.ts`). */
   readonly removedDirectories?: readonly string[] | undefined;
   /**
-   * The mode and owner of each of `removedDirectories`, aligned with it: what a rollback or an
-   * undo makes the directory again with. Absent in journals written before patchd kept them
-   * (those directories come back with the default mode).
+   * The mode and owner of every directory the commit may remove, as it found them: each directory
+   * above a path it takes away (`ownersOfDirectoriesAbove`), which covers those it replaces by a
+   * file and those it tidies away once empty. What a rollback, a recovery or an undo makes such a
+   * directory again with. Absent when the commit takes nothing away, and in journals written
+   * before patchd kept them (those directories come back with the default mode).
    */
-  readonly removedDirectoryOwners?: readonly FileOwner[] | undefined;
+  readonly directoryOwners?: readonly DirectoryOwner[] | undefined;
   /** What the commit's undo record needs besides the entries (see `records.ts`). */
   readonly meta?: unknown;
 }
@@ -107,16 +109,26 @@ export interface Redo {
   readonly postImages: readonly (Uint8Array | null)[];
 }
 
-/** A directory a commit removes, and what to make it again with. */
-export interface RemovedDirectory {
+/** A directory a commit may remove, workspace-relative, and the mode and owner to make it again with. */
+export interface DirectoryOwner {
   readonly path: string;
   readonly owner: FileOwner;
 }
 
-/** The mode and owner each directory the commit removes had, by path: none when the journal keeps none (written before patchd did), or keeps them misaligned. */
-export function ownersOfRemovedDirectories({ removedDirectories = [], removedDirectoryOwners = [] }: JournalRecord): Map<string, FileOwner> {
-  if (removedDirectoryOwners.length !== removedDirectories.length) return new Map();
-  return new Map(removedDirectories.map((directory, index) => [directory, removedDirectoryOwners[index]!]));
+const directoryOwnersByRecord = new WeakMap<JournalRecord, ReadonlyMap<string, FileOwner>>();
+
+/**
+ * The mode and owner of each directory `record`'s commit may remove, by path: none when the
+ * journal keeps none (written before patchd did). Built once per record: a rollback asks for it
+ * at every path it restores.
+ */
+export function directoryOwnersOf(record: JournalRecord): ReadonlyMap<string, FileOwner> {
+  let owners = directoryOwnersByRecord.get(record);
+  if (owners === undefined) {
+    owners = new Map(record.directoryOwners?.map((directory) => [directory.path, directory.owner]));
+    directoryOwnersByRecord.set(record, owners);
+  }
+  return owners;
 }
 
 export interface JournalEntryInput extends Omit<JournalEntry, 'before'> {
@@ -126,7 +138,8 @@ export interface JournalEntryInput extends Omit<JournalEntry, 'before'> {
 
 /** The journal, and the chunks of its file (header line, then each pre-image), written with one writev and no copy. */
 export function encodeJournal(
-  transactionId: string, root: string, inputs: readonly JournalEntryInput[], directories: readonly string[], meta?: unknown, removedDirectories: readonly RemovedDirectory[] = [],
+  transactionId: string, root: string, inputs: readonly JournalEntryInput[], directories: readonly string[], meta?: unknown,
+  removedDirectories: readonly string[] = [], directoryOwners: readonly DirectoryOwner[] = [],
 ): { journal: Journal; chunks: Uint8Array[] } {
   let offset = 0;
   const entries = inputs.map(({ before, ...entry }): JournalEntry => {
@@ -137,10 +150,8 @@ export function encodeJournal(
   });
   const record: JournalRecord = {
     format: 1, transactionId, root, startedAt: Date.now(), entries, directories: [...directories],
-    ...(removedDirectories.length === 0 ? {} : {
-      removedDirectories: removedDirectories.map((directory) => directory.path),
-      removedDirectoryOwners: removedDirectories.map((directory) => directory.owner),
-    }),
+    ...(removedDirectories.length === 0 ? {} : { removedDirectories: [...removedDirectories] }),
+    ...(directoryOwners.length === 0 ? {} : { directoryOwners: [...directoryOwners] }),
     ...(meta === undefined ? {} : { meta }),
   };
   const preImages = inputs.map((input) => input.before?.bytes ?? null);

@@ -33,7 +33,7 @@ export const JournalRecordSchema: z.ZodType<JournalRecord> = z.object({
   directories: z.array(z.string()),
   removedDirectories: z.array(z.string()).optional(),
   // Optional: journals written before patchd kept them have none.
-  removedDirectoryOwners: z.array(OwnerSchema).optional(),
+  directoryOwners: z.array(z.object({ path: z.string(), owner: OwnerSchema })).optional(),
   meta: z.unknown().optional(),
 });
 

@@ -43,7 +43,7 @@ import { replaceIfUnchanged } from './confirm.ts';
 import { isPresent, isTempName, removeFromTreeIfPresent, restoreTempPathFor, writeDurably } from './durable.ts';
 import { bytesEqual, readDiskEntry, sha256Hex, type DiskEntry, type FileOwner } from './files.ts';
 import { CommitStepError, hasErrorCode, isShortage, settleAll } from './ioErrors.ts';
-import { ownersOfRemovedDirectories, transactionIdOfJournalName, type DamagedJournal, type Journal, type JournalEntry, type JournalRecord, type Redo } from './journal.ts';
+import { directoryOwnersOf, transactionIdOfJournalName, type DamagedJournal, type Journal, type JournalEntry, type JournalRecord, type Redo } from './journal.ts';
 import { mapLimited } from './limited.ts';
 import { isDamaged } from './records.ts';
 import { recreateParents, removeDirectoriesEmptiedBy } from './tidy.ts';
@@ -251,7 +251,9 @@ async function restoreEntry(context: WorkspaceContext, journal: Journal, index: 
 
 /**
  * Writes `bytes` durably through the recovery's temp and renames it over `absolute` if that still
- * holds `seen` (`confirm.ts`); a directory `record`'s commit removed comes back with its mode.
+ * holds `seen` (`confirm.ts`); a directory above it that is gone (`record`'s commit replaced it by
+ * a file, or another commit tidied it away once this one emptied it) comes back with the mode and
+ * owner the journal keeps.
  */
 async function replaceThroughTemp(
   context: WorkspaceContext, record: JournalRecord, entry: JournalEntry, absolute: string, bytes: Uint8Array, owner: FileOwner | undefined,
@@ -260,8 +262,7 @@ async function replaceThroughTemp(
   // A recovery killed mid-restore may have left this very temp.
   const temp = restoreTempPathFor(absolute, record.transactionId);
   removeFromTreeIfPresent(temp, context.disk);
-  // The commit replaced the directory by a file, or another commit tidied away the directory this one emptied.
-  await recreateParents(context, entry.path, ownersOfRemovedDirectories(record));
+  await recreateParents(context, entry.path, directoryOwnersOf(record));
   let replaced = false;
   try {
     try {

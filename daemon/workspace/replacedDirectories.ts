@@ -9,15 +9,13 @@
  * (`transaction.ts`), and a directory filled meanwhile makes it roll back.
  */
 import { rmdirSync } from 'node:fs';
-import { lstat, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { engineError, type EngineError } from '../engine/errors.ts';
 import { lowerBound } from '../engine/match.ts';
 import { fail, ok, type Result } from '../engine/types.ts';
-import { ownerOf } from './files.ts';
 import type { PathGuard } from './guard.ts';
 import { CommitStepError, errorFromFs, hasErrorCode } from './ioErrors.ts';
-import type { RemovedDirectory } from './journal.ts';
 
 /** A path a commit writes (`after`) or takes away (`after: null`). */
 export interface PathChange {
@@ -27,16 +25,17 @@ export interface PathChange {
 
 /**
  * The directories `replaced` (each a directory a commit makes a file at), each with the
- * directories below it, deepest first, with the mode and owner each has: what the commit removes
- * once the paths `changes` take away are gone. An error when one holds anything else, naming the
- * undo of `undoOf` when that is what commits.
+ * directories below it, deepest first: what the commit removes once the paths `changes` take away
+ * are gone (each lies above one of those paths, so the journal keeps its mode and owner:
+ * `ownersOfDirectoriesAbove`). An error when one holds anything else, naming the undo of `undoOf`
+ * when that is what commits.
  */
 export async function directoriesToRemove(
   guard: PathGuard, replaced: readonly string[], changes: readonly PathChange[], undoOf?: string,
-): Promise<Result<RemovedDirectory[]>> {
+): Promise<Result<string[]>> {
   if (replaced.length === 0) return ok([]);
   const sorted = changes.filter((change) => change.after === null).map((change) => change.path).sort();
-  const removed: RemovedDirectory[] = [];
+  const removed: string[] = [];
   for (const directory of replaced) {
     const guarded = guard.check(directory);
     if (!guarded.ok) return guarded;
@@ -77,16 +76,14 @@ interface Replacement {
 }
 
 /** `directory` and the directories below it, deepest first, when it holds only paths of `gone` (sorted) and directories leading to them. */
-async function emptiedBelow(directory: Directory, gone: readonly string[], replacement: Replacement): Promise<Result<RemovedDirectory[]>> {
+async function emptiedBelow(directory: Directory, gone: readonly string[], replacement: Replacement): Promise<Result<string[]>> {
   let entries;
-  let owner;
   try {
-    owner = ownerOf(await lstat(directory.absolute, { bigint: true }));
     entries = await readdir(directory.absolute, { withFileTypes: true });
   } catch (error) {
     return fail(errorFromFs(error, directory.relative, 'list'));
   }
-  const removed: RemovedDirectory[] = [];
+  const removed: string[] = [];
   for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     const relative = `${directory.relative}/${entry.name}`;
     if (entry.isFile() && includes(gone, relative)) continue;
@@ -95,7 +92,7 @@ async function emptiedBelow(directory: Directory, gone: readonly string[], repla
     if (!below.ok) return below;
     removed.push(...below.value);
   }
-  removed.push({ path: directory.relative, owner });
+  removed.push(directory.relative);
   return ok(removed);
 }
 

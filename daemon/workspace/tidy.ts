@@ -4,22 +4,26 @@
  * commit stands, best effort: a directory is removed only if it is empty at that instant
  * (`rmdir`, never a recursive removal), a directory someone fills meanwhile is kept, and a
  * failure here never turns a commit into an error. Undo brings the directories back (a commit
- * creates the parents its files need).
+ * creates the parents its files need) with the mode and owner they had: which directories end up
+ * empty is known only after the deletes, so a commit's journal keeps those of every directory
+ * above a path it takes away (`ownersOfDirectoriesAbove`), read before it runs.
  *
  * Commits on other files run meanwhile, so a commit may find that a directory it checked (or
- * made) for its new file was tidied away before it wrote there: `recreateParents` makes it again.
+ * made) for its new file was tidied away before it wrote there, or a rollback that a directory
+ * its commit emptied was: `recreateParents` makes it again.
  *
  * Directories are made and removed synchronously, as temps are created (see `writeDurably`): on
  * the thread pool, a mkdir or rmdir waiting for the filesystem's journal would hold its parent's
  * lock while a commit's rename into that parent waits between its last look and the rename.
  */
-import { rmdirSync } from 'node:fs';
+import { lstatSync, rmdirSync, type BigIntStats } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import type { WorkspaceContext } from './context.ts';
 import { makeDirectory } from './durable.ts';
-import type { FileOwner } from './files.ts';
+import { ownerOf, type FileOwner } from './files.ts';
 import { CommitStepError, hasErrorCode } from './ioErrors.ts';
+import type { DirectoryOwner } from './journal.ts';
 import { mapLimited } from './limited.ts';
 
 export async function removeEmptiedDirectories(context: WorkspaceContext, effects: readonly { readonly path: string; readonly after: Uint8Array | null }[]): Promise<void> {
@@ -48,6 +52,38 @@ async function removeIfEmpty(context: WorkspaceContext, dir: string): Promise<bo
   } catch {
     // ENOTEMPTY/EEXIST: someone uses it now; anything else: leave it as it is.
     return false;
+  }
+}
+
+/**
+ * The mode and owner of every directory above `gonePaths` (paths a commit is about to take away),
+ * up to (not including) the root and not past a link: the directories the commit may remove —
+ * tidied away once empty, or replaced by a file — as they are before it, for its journal. One
+ * lstat per directory, synchronous like the guard's (`guard.ts`); none for a commit that takes
+ * nothing away. A directory that cannot be looked at is left out: it would come back with the
+ * default mode.
+ */
+export function ownersOfDirectoriesAbove(root: string, gonePaths: readonly string[]): DirectoryOwner[] {
+  const owners: DirectoryOwner[] = [];
+  const seen = new Set<string>();
+  for (const gone of gonePaths) {
+    for (let dir = path.posix.dirname(gone); dir !== '.' && !seen.has(dir); dir = path.posix.dirname(dir)) {
+      seen.add(dir);
+      const stats = lstatDirectory(path.join(root, dir));
+      // A link (never tidied away: rmdir refuses it) or nothing: what is above it is not either.
+      if (stats === undefined) break;
+      owners.push({ path: dir, owner: ownerOf(stats) });
+    }
+  }
+  return owners;
+}
+
+function lstatDirectory(absolute: string): BigIntStats | undefined {
+  try {
+    const stats = lstatSync(absolute, { bigint: true, throwIfNoEntry: false });
+    return stats?.isDirectory() ? stats : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -29,13 +29,13 @@ import { CommitStepError, attempt, describeFsError, errorFromFs, hasErrorCode, s
 import type { Intent } from './commitLog.ts';
 import { orderSteps, stagedFirst, type CommitOrder } from './commitOrder.ts';
 import { SYNC_IO_MAX_BYTES } from './diskCalls.ts';
-import { encodeJournal, encodeRedo, PROCESS_NONCE, type Journal, type JournalEntryInput, type RemovedDirectory } from './journal.ts';
+import { encodeJournal, encodeRedo, PROCESS_NONCE, type Journal, type JournalEntryInput } from './journal.ts';
 import { mapLimited } from './limited.ts';
 import type { RecordMeta } from './records.ts';
 import { rollBack } from './recovery.ts';
 import { RetryLater } from './settling.ts';
 import { removeEmptiedDirectory } from './replacedDirectories.ts';
-import { recreateParents } from './tidy.ts';
+import { ownersOfDirectoriesAbove, recreateParents } from './tidy.ts';
 import { moveToTrash, prepareTrashSlot } from './trash.ts';
 
 /** One path a commit changes: new content through `temp`, or moved to `trash`. */
@@ -65,7 +65,7 @@ export interface TransactionIds {
 /** What a commit does to directories besides making the parents its files need with the default mode. */
 export interface DirectoryChanges {
   /** The directories it replaces by a file (and those below them), deepest first, holding only paths its steps take away (see `commitOrder.ts`). */
-  readonly removed: readonly RemovedDirectory[];
+  readonly removed: readonly string[];
   /** The mode and owner a directory it makes takes instead of the default, by path. */
   readonly owners?: ReadonlyMap<string, FileOwner> | undefined;
 }
@@ -81,9 +81,9 @@ export async function runTransaction(
   } catch (error) {
     return fail(toEngineError(error));
   }
-  const removedDirectories = removed.map((directory) => directory.path);
-  const order = orderSteps(steps, directories, removedDirectories);
-  const { journal, chunks } = encodeJournal(ids.transactionId, context.root, steps.map(journalEntryOf), directories, ids.meta, removed);
+  const order = orderSteps(steps, directories, removed);
+  const gone = steps.filter((step) => step.after === null).map((step) => step.path);
+  const { journal, chunks } = encodeJournal(ids.transactionId, context.root, steps.map(journalEntryOf), directories, ids.meta, removed, ownersOfDirectoriesAbove(context.root, gone));
   const deferred = reportsBeforeSync(steps, directories);
   const redo = deferred ? encodeRedo(context.bootId, steps.map((step) => step.after)) : undefined;
   const intent = context.log.intent(ids.journalId, chunks, context.records.nameFor(journal.record, ids.meta), redo);
@@ -109,7 +109,7 @@ export async function runTransaction(
       const settled = setImmediate().then(() => settle(context, steps, created, descriptors, intent, chunks));
       context.settling.add(steps.map((step) => step.path), settled);
     } else {
-      await syncParents(context, steps, created, removedDirectories);
+      await syncParents(context, steps, created, removed);
       await recorded;
       await finish(context, intent, steps.length === 1 ? 'written' : 'durable');
     }
@@ -214,7 +214,7 @@ async function stage(context: WorkspaceContext, steps: readonly Step[], director
   // A directory just created could have been swapped for a link before we write into it.
   steps.forEach((step) => reguard(context, step.path));
   // Bounded: each temp holds a descriptor until its fsync ends, and a patch may add thousands of files.
-  await mapLimited(steps, (step) => stageStep(context, step, making.created, unsynced));
+  await mapLimited(steps, (step) => stageStep(context, step, making, unsynced));
 }
 
 async function createDirectories(context: WorkspaceContext, directories: readonly string[], { owners, created }: Making): Promise<void> {
@@ -232,14 +232,18 @@ async function createDirectories(context: WorkspaceContext, directories: readonl
   }
 }
 
-async function stageStep(context: WorkspaceContext, step: Step, created: string[], unsynced: number[] | undefined): Promise<void> {
+async function stageStep(context: WorkspaceContext, step: Step, making: Making, unsynced: number[] | undefined): Promise<void> {
   const { temp, trash, after } = step;
-  if (temp !== null && after !== null) await attempt(step.path, 'stage new content for', () => stageTemp(context, step, temp, after, created, unsynced));
+  if (temp !== null && after !== null) await attempt(step.path, 'stage new content for', () => stageTemp(context, step, temp, after, making, unsynced));
   if (trash !== null) await attempt(step.path, 'prepare the trash for', () => prepareTrashSlot(trash));
 }
 
-/** Writes the temp; when its directory was tidied away by another commit since it was checked or made, makes it again (see `tidy.ts`). */
-async function stageTemp(context: WorkspaceContext, step: Step, temp: string, after: Uint8Array, created: string[], unsynced: number[] | undefined): Promise<void> {
+/**
+ * Writes the temp; when its directory was removed since it was checked or made (tidied away by
+ * another commit, or made by one that rolled back), makes it again (see `tidy.ts`), with the mode
+ * and owner the commit makes it with.
+ */
+async function stageTemp(context: WorkspaceContext, step: Step, temp: string, after: Uint8Array, { owners, created }: Making, unsynced: number[] | undefined): Promise<void> {
   for (let tries = 1; ; tries++) {
     try {
       if (unsynced === undefined) return await writeDurably(temp, after, step.owner, context.disk);
@@ -247,7 +251,7 @@ async function stageTemp(context: WorkspaceContext, step: Step, temp: string, af
       return;
     } catch (error) {
       if (!hasErrorCode(error, 'ENOENT') || tries === 3) throw error;
-      created.push(...await recreateParents(context, step.path));
+      created.push(...await recreateParents(context, step.path, owners));
       reguard(context, step.path);
     }
   }

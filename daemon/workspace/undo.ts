@@ -10,20 +10,20 @@
  * has now — a `chmod` made after the transaction stays, as it would under any later patch —
  * and a rename goes back with the moved file's current mode. Only a deleted file, which has no
  * mode now, comes back with the mode (and owner) it had when it was deleted; and so does a
- * directory the transaction replaced by a file.
+ * directory the transaction replaced by a file or tidied away (emptied, see `tidy.ts`).
  */
 import { diffVersions } from '../engine/receiptDiff.ts';
 import { engineError } from '../engine/errors.ts';
 import { fail, ok, type FileSnapshot, type PlannedFile, type Result } from '../engine/types.ts';
 import { decodeUtf8Text, sha256Hex, type FileOwner } from './files.ts';
-import { ownersOfRemovedDirectories, type JournalEntry } from './journal.ts';
+import { directoryOwnersOf, type JournalEntry } from './journal.ts';
 import type { FileChange, LoadedRecord } from './records.ts';
 
 export interface UndoPlan {
   readonly files: readonly PlannedFile[];
   /** The mode and owner each path brought back from deletion takes (others keep their current ones). */
   readonly owners: ReadonlyMap<string, FileOwner>;
-  /** The mode and owner each directory the transaction replaced by a file takes when made again (none for records written before patchd kept them). */
+  /** The mode and owner each directory the transaction removed (replaced by a file, or tidied away) takes when made again (none for records written before patchd kept them). */
   readonly directoryOwners: ReadonlyMap<string, FileOwner>;
 }
 
@@ -52,7 +52,8 @@ export function planUndo(records: readonly LoadedRecord[], current: ReadonlyMap<
     const restored = slots.get(planned.value.path)?.entry.before;
     if (change.op === 'delete' && restored) owners.set(planned.value.path, restored.owner);
   }
-  const directoryOwners = new Map(records.flatMap(({ record }) => [...ownersOfRemovedDirectories(record)]));
+  // Where several units name a directory, the first one's: what it was before the transaction.
+  const directoryOwners = new Map([...records].reverse().flatMap(({ record }) => [...directoryOwnersOf(record)]));
   return ok({ files, owners, directoryOwners });
 }
 

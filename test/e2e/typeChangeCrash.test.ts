@@ -1,12 +1,13 @@
 /**
  * A real daemon SIGKILLed while it commits a patch that changes paths' types (a file replaced by
- * a directory and a directory by a file, beside an update), at every instant of the commit in
- * turn: before each of its hooks and each of its system calls that changes the disk
- * (`dyingDaemon.ts`), so which kill falls where does not depend on the machine's speed. The
- * daemon that opens the workspace next finds the tree wholly at the pre-image (the files, the
- * replaced directories, their modes and owners) or wholly at the post-image, no temp file, and
- * the history agreeing: the commit is recorded exactly when it stands, and then its undo brings
- * back the pre-image, modes and owners included.
+ * a directory and a directory by a file, beside an update and the deletion of the only file of a
+ * directory, which is tidied away), at every instant of the commit in turn: before each of its
+ * hooks and each of its system calls that changes the disk (`dyingDaemon.ts`), so which kill falls
+ * where does not depend on the machine's speed. The daemon that opens the workspace next finds the
+ * tree wholly at the pre-image (the files, the replaced and emptied directories, their modes and
+ * owners) or wholly at the post-image, no temp file, and the history agreeing: the commit is
+ * recorded exactly when it stands, and then its undo brings back the pre-image, modes and owners
+ * included.
  */
 import '../helpers/testState.ts';
 import assert from 'node:assert/strict';
@@ -25,10 +26,11 @@ const PATCH = [
   '--- a/d/e/y\n+++ /dev/null\n@@ -1 +0,0 @@\n-y\n',
   '--- /dev/null\n+++ b/d\n@@ -0,0 +1 @@\n+d\n',
   '--- a/keep.txt\n+++ b/keep.txt\n@@ -1 +1 @@\n-keep\n+kept\n',
+  '--- a/private/only\n+++ /dev/null\n@@ -1 +0,0 @@\n-only\n',
 ].join('');
-const FILES = { foo: 'foo\n', 'd/x': 'x\n', 'd/e/y': 'y\n', 'keep.txt': 'keep\n' };
+const FILES = { foo: 'foo\n', 'd/x': 'x\n', 'd/e/y': 'y\n', 'keep.txt': 'keep\n', 'private/only': 'only\n' };
 const OTHER_OWNER = process.getuid?.() === 0 ? { uid: 1234, gid: 5678 } : undefined;
-/** More than the commit reaches (24 when written): a bound on the test, were the commit never to end. */
+/** More than the commit reaches (26 when written): a bound on the test, were the commit never to end. */
 const MAX_INSTANTS = 100;
 
 /** Every entry under `root`: its kind, content, mode (setgid included), and owner. */
@@ -49,13 +51,16 @@ function stateOf(root: string): Record<string, string> {
   return state;
 }
 
-/** The pre-image: a file and directories with modes (and, as root, an owner) of their own, which every way back must keep. */
+/** The pre-image: a file and directories with modes (and, as root, owners) of their own, which every way back must keep. */
 function preImageTree(): TempTree {
   const tree = createTempTree(FILES);
   chmodSync(join(tree.root, 'foo'), 0o640);
   chmodSync(join(tree.root, 'd'), 0o2750);
   chmodSync(join(tree.root, 'd/e'), 0o700);
-  if (OTHER_OWNER !== undefined) chownSync(join(tree.root, 'd/e'), OTHER_OWNER.uid, OTHER_OWNER.gid);
+  chmodSync(join(tree.root, 'private'), 0o700);
+  if (OTHER_OWNER !== undefined) {
+    for (const directory of ['d/e', 'private']) chownSync(join(tree.root, directory), OTHER_OWNER.uid, OTHER_OWNER.gid);
+  }
   return tree;
 }
 
@@ -77,7 +82,7 @@ function tempsIn(root: string): string[] {
   return readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.patchd.tmp'));
 }
 
-test('a daemon SIGKILLed at any instant of a type-change commit leaves, once recovered, the whole pre-image (modes and owners too) or the whole post-image, recorded as it stands', async (t) => {
+test('a daemon SIGKILLed at any instant of a type-change commit that also empties a directory leaves, once recovered, the whole pre-image (modes and owners too) or the whole post-image, recorded as it stands', async (t) => {
   // Opens each tree a killed daemon left, as the next daemon would.
   await using recovering = await PatchClient.spawn();
   const found: Recovered[] = [];
@@ -118,7 +123,7 @@ test('a daemon SIGKILLed at any instant of a type-change commit leaves, once rec
     } else {
       assert.deepEqual(state, post, `${at}: recorded, so wholly the post-image`);
       assert.deepEqual(recovered.map((report) => report.outcome), ['rolled_forward'], at);
-      assert.deepEqual(recorded, [['add d', 'add foo/bar', 'delete d/e/y', 'delete d/x', 'delete foo', 'update keep.txt']], at);
+      assert.deepEqual(recorded, [['add d', 'add foo/bar', 'delete d/e/y', 'delete d/x', 'delete foo', 'delete private/only', 'update keep.txt']], at);
       assert.deepEqual(undone, pre, `${at}: the undo of the recorded commit brings back the pre-image`);
     }
   }

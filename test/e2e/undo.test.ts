@@ -60,9 +60,11 @@ describe('undo over the wire', () => {
     assert.equal(tree.text('a.txt'), 'edited by hand\n');
   });
 
-  test('undoing a delete brings the file back with its mode and its directory; a move goes back', async () => {
+  test('undoing a delete brings the file back with its mode and its directory with its own; a move goes back, its directory too', async () => {
     using tree = createTempTree({ 'bin/tool.sh': '#!/bin/sh\necho hi\n', 'src/old.ts': 'x\n' });
     chmodSync(join(tree.root, 'bin/tool.sh'), 0o755);
+    chmodSync(join(tree.root, 'bin'), 0o700);
+    chmodSync(join(tree.root, 'src'), 0o2750);
     const before = treeWithModes(tree.root);
     await using workspace = await client().openWorkspace(tree.root);
     const deleted = await workspace.apply(DELETE_TOOL);
@@ -74,6 +76,7 @@ describe('undo over the wire', () => {
     assert.deepEqual(restored.files.map(({ op, path }) => [op, path]), [['add', 'bin/tool.sh']]);
     assert.deepEqual(treeWithModes(tree.root), before);
     assert.equal(statSync(join(tree.root, 'bin/tool.sh')).mode & 0o777, 0o755);
+    assert.deepEqual(['bin', 'src'].map((dir) => statSync(join(tree.root, dir)).mode & 0o7777), [0o700, 0o2750]);
   });
 
   test('an undo reverts content, not a mode changed from outside since: updated files keep their current modes, undone and redone', async () => {

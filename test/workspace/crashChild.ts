@@ -1,7 +1,7 @@
 /**
- * Run by recovery.test.ts, commitLog.test.ts and typeChange.test.ts as a separate process that SIGKILLs itself at a precise instant,
+ * Run by recovery.test.ts, commitLog.test.ts, tidy.test.ts and typeChange.test.ts as a separate process that SIGKILLs itself at a precise instant,
  * leaving whatever a killed daemon would leave behind.
- * argv: <root> <stateDir> <when> [single|tidy|fileToDirectory|directoryToFile|settledFirst] [bootId]   (bootId: the boot the daemon runs in, `unknown` for none)
+ * argv: <root> <stateDir> <when> [single|tidy|tidyFirst|fileToDirectory|directoryToFile|settledFirst] [bootId]   (bootId: the boot the daemon runs in, `unknown` for none)
  *   when = rename:<n>   commit the five-file plan (`single`: a one-file plan), die right before rename n
  *          drop         commit the five-file plan, die right before it is logged done (after its renames, directory fsyncs and record write)
  *          reported     commit the five-file plan, die as soon as it is reported applied (a one-file commit: before its fsyncs)
@@ -52,6 +52,8 @@ const plans = {
   single: planOf(updateFile('two.txt', 'only\n')),
   // Empties d/e (and so d/e goes when tidied) but not d.
   tidy: planOf(updateFile('two.txt', '2\n'), deleteFile('d/e/last.txt')),
+  // The same, d/e emptied by the first rename.
+  tidyFirst: planOf(deleteFile('d/e/last.txt'), updateFile('two.txt', '2\n')),
   ...TYPE_CHANGE_PLANS,
 };
 if (!armed) {

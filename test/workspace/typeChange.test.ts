@@ -276,10 +276,11 @@ test('a journal written before directory modes were kept still rolls a type chan
         path: file!, tempName: null, trashed: true, before: { bytes: encode(text!), owner: { mode: 0o644, uid: 0, gid: 0 }, sha256: sha256Hex(encode(text!)) }, afterSha256: null,
       })),
     ];
-    const { chunks } = encodeJournal('tx_old', await realpath(sandbox.root), entries, [], undefined, [{ path: 'd/e', owner: { mode: 0o700, uid: 0, gid: 0 } }, { path: 'd', owner: { mode: 0o700, uid: 0, gid: 0 } }]);
+    const owned = { mode: 0o700, uid: 0, gid: 0 };
+    const { chunks } = encodeJournal('tx_old', await realpath(sandbox.root), entries, [], undefined, ['d/e', 'd'], [{ path: 'd/e', owner: owned }, { path: 'd', owner: owned }]);
     const header = JSON.parse(Buffer.from(chunks[0]!).toString('utf8')) as Record<string, unknown>;
-    assert.ok('removedDirectoryOwners' in header, 'the journal of today keeps the modes');
-    delete header.removedDirectoryOwners;
+    assert.ok('directoryOwners' in header, 'the journal of today keeps the modes');
+    delete header.directoryOwners;
     // Written before headers were sealed too: no checksum.
     delete header.headerCrc32;
     const old = [Buffer.from(`${JSON.stringify(header)}\n`), ...chunks.slice(1)];
@@ -305,8 +306,8 @@ test('an undo record written before directory modes were kept is still undone, i
     const bytes = await readFile(path.join(history, name!));
     const newline = bytes.indexOf(0x0a);
     const header = JSON.parse(bytes.subarray(0, newline).toString('utf8')) as Record<string, unknown>;
-    assert.ok('removedDirectoryOwners' in header, 'the record of today keeps the modes');
-    delete header.removedDirectoryOwners;
+    assert.ok('directoryOwners' in header, 'the record of today keeps the modes');
+    delete header.directoryOwners;
     // Written before headers were sealed too: no checksum.
     delete header.headerCrc32;
     await writeFile(path.join(history, name!), Buffer.concat([Buffer.from(JSON.stringify(header)), bytes.subarray(newline)]));
