@@ -52,11 +52,12 @@
  * removes it once older than the age it keeps), and reported to the caller, who logs it with the
  * bytes lost. What a damaged frame held cannot be read, so:
  * - a done frame: its intent looks unsettled and goes to journal recovery, which rolls the
- *   commit forward when its post-images are in place, as for a done frame a power loss dropped.
- *   They are, unless a later commit has changed one of its paths since: then recovery rolls it
- *   back where its post-images still are, undoing part of a commit reported applied, which only
- *   the recovery report tells (a path changed to other bytes is a conflict, and the journal is
- *   kept aside; a path put back to the pre-image is not);
+ *   commit forward when its post-images are in place, as for a done frame a power loss dropped,
+ *   or a later commit that changed one of its paths since started from them (told by that
+ *   commit's record: `recovery.ts`). Where that record is gone (pruned), the later commit made
+ *   again a path this one deleted, or a path was changed outside patchd, recovery rolls the
+ *   commit back where its post-images still are, undoing part of a commit reported applied,
+ *   which the recovery report tells;
  * - a cancelled frame: its commit was rolled back (or handed to `journal/`): recovery finds its
  *   pre-images in place;
  * - an intent: its commit is unknown. A done or cancelled frame of its id, found after, settles

@@ -6,6 +6,23 @@
  * looked at once more right before the restoring rename or delete, as a commit does; anything
  * else was changed by someone else since, is left alone and reported as a conflict.
  *
+ * A commit is rolled forward too when each path not at its post-image was built upon: a
+ * transaction begun after it (a record in `history/`, or another journal being recovered)
+ * started from that post-image. The commit got past its last rename, and what the later one
+ * did to the path is the later one's: rolling the rest back would leave half of a commit under
+ * one made on top of it. So a commit reported applied whose done frame a disk fault destroyed
+ * (`commitLog.ts`) stands, with its record, where a later commit changed one of its paths since,
+ * even back to the pre-image. A commit killed before its last rename is rolled back as before:
+ * a path it had yet to rename holds its pre-image, and no later transaction of its process can
+ * have started from its post-image there (the commit held the path's lock until killed). A
+ * commit never reported applied can pass too: processes share no locks, so another process's
+ * commit may start from a path one in flight had renamed, and a rollback that failed
+ * (`rollback_incomplete`) leaves its paths unlocked. It is rolled forward only when each of its
+ * other paths holds its post-image, as it would be with no later commit. Begun after goes by the
+ * clock, with no slack (unlike a redo, below): the commit an undo undoes started from the undo's
+ * post-images, and an undo killed half-way must not pass for built upon (a clock stepped back
+ * between the two could still make it pass).
+ *
  * A commit with a redo section (reported before its fsyncs: `transaction.ts`) may have been
  * reported with its post-image not yet durable. In the boot it ran in, the page cache survived
  * the daemon, so what the file holds is what the daemon left: it is finished as above. After a
@@ -59,7 +76,7 @@ export interface RecoveryReport {
    * header names is in `damaged`, none where no header can be read.
    */
   readonly outcome: 'rolled_back' | 'rolled_forward' | 'left_as_found';
-  /** Paths put back to their pre-image (rolled back), or kept at their post-image (rolled forward). */
+  /** Paths put back to their pre-image (rolled back), or where the commit stands (rolled forward: at its post-image, or built upon since). */
   readonly paths: readonly string[];
   /** Paths left as found: they held neither the pre-image nor the post-image. */
   readonly conflicts: readonly string[];
@@ -121,12 +138,15 @@ async function restoreEach(context: WorkspaceContext, journal: Journal, indices:
   return shortage;
 }
 
-/** Keeps a commit whose every post-image is in place: removes leftover temps and makes its new content and renames durable. */
-async function rollForward(context: WorkspaceContext, journal: Journal): Promise<RecoveryReport> {
+/**
+ * Keeps a commit whose post-images are in place (`inPlace`; a later transaction started from
+ * each of the others): removes leftover temps and makes its new content and renames durable.
+ */
+async function rollForward(context: WorkspaceContext, journal: Journal, inPlace: readonly JournalEntry[]): Promise<RecoveryReport> {
   const { entries, directories, transactionId } = journal.record;
   await settleAll(entries.map((entry) => removeTemps(context, transactionId, entry)));
   // A commit reported before its fsyncs may have left the bytes in the page cache only.
-  if (journal.redo !== undefined) await mapLimited(entries.filter((entry) => entry.afterSha256 !== null), (entry) => syncFile(context, entry));
+  if (journal.redo !== undefined) await mapLimited(inPlace.filter((entry) => entry.afterSha256 !== null), (entry) => syncFile(context, entry));
   await syncTouchedDirectories(context, entries, directories);
   // The commit died before tidying: the directories its deletes and moves emptied go now, as they would have.
   await removeDirectoriesEmptiedBy(context, entries.filter((entry) => entry.afterSha256 === null).map((entry) => entry.path));
@@ -155,7 +175,7 @@ async function redoEntry(
   if (current === undefined) return 'conflict';
   if (holdsPostImage(current.entry, entry, journal.record)) return 'unchanged';
   if (!holdsPreImage(current.entry, entry, before, journal.record) || (after === null) !== (entry.afterSha256 === null)) return 'conflict';
-  if (await builtUpon(context, journal, entry, others)) return 'unchanged';
+  if (await builtUpon(context, journal, entry, others, journal.record.startedAt - CLOCK_SLACK_MS)) return 'unchanged';
   const { absolute } = current;
   const seen = current.entry.kind === 'file' ? current.entry : null;
   if (after === null) return replaceIfUnchanged(absolute, seen, () => context.disk.unlinkSync(absolute)) ? 'restored' : 'conflict';
@@ -167,12 +187,12 @@ async function redoEntry(
 const CLOCK_SLACK_MS = 60_000;
 
 /**
- * Whether another transaction — a record in `history/`, or another journal being recovered —
- * started from `journal`'s post-image of `entry`'s path: told by the sha256 it keeps of its
- * pre-image (from its header alone, even when a copy of those bytes is damaged), or by hashing
- * the pre-image where it keeps none (written before patchd did).
+ * Whether another transaction begun at `since` or later — a record in `history/`, or another
+ * journal being recovered — started from `journal`'s post-image of `entry`'s path: told by the
+ * sha256 it keeps of its pre-image (from its header alone, even when a copy of those bytes is
+ * damaged), or by hashing the pre-image where it keeps none (written before patchd did).
  */
-async function builtUpon(context: WorkspaceContext, journal: Journal, entry: JournalEntry, others: readonly Journal[]): Promise<boolean> {
+async function builtUpon(context: WorkspaceContext, journal: Journal, entry: JournalEntry, others: readonly Journal[], since: number): Promise<boolean> {
   const { afterSha256 } = entry;
   if (afterSha256 === null) return false;
   const startsFromIt = (candidate: Journal): boolean => candidate.record.entries.some((other, index) => {
@@ -180,8 +200,8 @@ async function builtUpon(context: WorkspaceContext, journal: Journal, entry: Jou
     if (other.path !== entry.path || before === null || before === undefined) return false;
     return (other.before?.sha256 ?? sha256Hex(before)) === afterSha256;
   });
-  if (others.some((other) => other !== journal && startsFromIt(other))) return true;
-  const recent = (await context.records.list()).filter((name) => name.at >= journal.record.startedAt - CLOCK_SLACK_MS);
+  if (others.some((other) => other !== journal && other.record.startedAt >= since && startsFromIt(other))) return true;
+  const recent = (await context.records.list()).filter((name) => name.at >= since);
   for (const name of recent) {
     const header = await context.records.header(name);
     if (header === undefined || isDamaged(header)) continue;
@@ -206,12 +226,18 @@ async function syncFile(context: WorkspaceContext, entry: JournalEntry): Promise
   }
 }
 
-async function allPostImagesInPlace(context: WorkspaceContext, journal: Journal): Promise<boolean> {
+/**
+ * The entries whose path holds the commit's post-image, when a transaction begun after the
+ * commit started from the post-image of each of the others; else undefined (see the module comment).
+ */
+async function standingEntries(context: WorkspaceContext, journal: Journal, others: readonly Journal[]): Promise<JournalEntry[] | undefined> {
+  const inPlace: JournalEntry[] = [];
   for (const entry of journal.record.entries) {
     const current = await currentEntry(context, entry);
-    if (current === undefined || !holdsPostImage(current.entry, entry, journal.record)) return false;
+    if (current !== undefined && holdsPostImage(current.entry, entry, journal.record)) inPlace.push(entry);
+    else if (!(await builtUpon(context, journal, entry, others, journal.record.startedAt + 1))) return undefined;
   }
-  return true;
+  return inPlace;
 }
 
 /**
@@ -329,7 +355,7 @@ async function syncTouchedDirectories(context: WorkspaceContext, entries: readon
 
 /**
  * Finishes every journal a dead daemon left for this workspace, newest first: rolled forward
- * when all its post-images are in place, else rolled back. A journal with a conflict is set
+ * when all its post-images are in place (or built upon: see the module comment), else rolled back. A journal with a conflict is set
  * aside (kept, renamed `.conflict`) rather than dropped; so is one that does not decode,
  * untouched (see the module comment).
  */
@@ -359,7 +385,8 @@ export async function recoverAbandonedJournals(context: WorkspaceContext): Promi
 }
 
 async function finishJournal(context: WorkspaceContext, journal: Journal, others: readonly Journal[]): Promise<RecoveryReport> {
-  if (await allPostImagesInPlace(context, journal)) return rollForward(context, journal);
+  const inPlace = await standingEntries(context, journal, others);
+  if (inPlace !== undefined) return rollForward(context, journal, inPlace);
   const { redo } = journal;
   if (redo === undefined || (redo.bootId !== null && redo.bootId === context.bootId)) return rollBack(context, journal);
   return redoForward(context, journal, redo, others);

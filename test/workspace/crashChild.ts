@@ -1,7 +1,7 @@
 /**
  * Run by recovery.test.ts, commitLog.test.ts, tidy.test.ts and typeChange.test.ts as a separate process that SIGKILLs itself at a precise instant,
  * leaving whatever a killed daemon would leave behind.
- * argv: <root> <stateDir> <when> [single|tidy|tidyFirst|fileToDirectory|directoryToFile|settledFirst] [bootId]   (bootId: the boot the daemon runs in, `unknown` for none)
+ * argv: <root> <stateDir> <when> [single|tidy|tidyFirst|fileToDirectory|directoryToFile|settledFirst|thenChanged|thenReverted] [bootId]   (bootId: the boot the daemon runs in, `unknown` for none)
  *   when = rename:<n>   commit the five-file plan (`single`: a one-file plan), die right before rename n
  *          drop         commit the five-file plan, die right before it is logged done (after its renames, directory fsyncs and record write)
  *          reported     commit the five-file plan, die as soon as it is reported applied (a one-file commit: before its fsyncs)
@@ -9,6 +9,8 @@
  *          restore:<n>  only open the workspace (recovering what an earlier child left), die before the restore rename n
  *          keep         only open the workspace, die before the log's hand-over renames a journal file into journal/
  *   settledFirst: the five-file plan, after a one-file commit of keep.txt that settles first (both logged in one segment)
+ *   thenChanged, thenReverted: the five-file plan, then, once it settled, a one-file commit of two.txt to other bytes, or back to
+ *                its pre-image, which settles too (both logged in one segment)
  */
 import type { DiskCalls } from '../../daemon/workspace/diskCalls.ts';
 import { nodeDiskCalls } from '../../daemon/workspace/diskCalls.ts';
@@ -48,6 +50,8 @@ const options: WorkspaceOptions = {
   },
 };
 const workspace = await Workspace.open(root, options);
+/** What the one-file commit after the five-file plan writes to two.txt. */
+const laterTwo = new Map([['thenChanged', 'changed later\n'], ['thenReverted', 'two\n']]).get(variant ?? '');
 const plans = {
   single: planOf(updateFile('two.txt', 'only\n')),
   // Empties d/e (and so d/e goes when tidied) but not d.
@@ -64,6 +68,10 @@ if (!armed) {
 if (point !== 'restore' && point !== 'keep') await snapshotAndCommit(workspace, plans[variant as keyof typeof plans] ?? CRASH_PLAN);
 if (point === 'reported') die();
 await workspace.settled();
+if (laterTwo !== undefined) {
+  await snapshotAndCommit(workspace, planOf(updateFile('two.txt', laterTwo)));
+  await workspace.settled();
+}
 if (point === 'done') die();
 process.stderr.write(`crashChild: finished without being killed at ${when}\n`);
 process.exit(3);

@@ -97,6 +97,31 @@ test('a daemon killed after its last rename but before logging the commit done i
   });
 });
 
+for (const [variant, later, how] of [['thenChanged', 'changed later\n', 'to other bytes'], ['thenReverted', 'two\n', 'back to its pre-image']] as const) {
+  test(`a commit reported applied whose done frame is damaged is rolled forward with its record, though a later commit changed one of its paths since (${how})`, async () => {
+    await withSandbox(CRASH_TREE, async (sandbox) => {
+      commitAndDie(sandbox, 'done', variant);
+      const [segment] = await readdir(logDir(sandbox));
+      assert.ok(segment !== undefined);
+      const file = path.join(logDir(sandbox), segment);
+      const bytes = await readFile(file);
+      assert.deepEqual(framesOf(bytes).frames.map(({ head }) => head.kind), ['intent', 'done', 'intent', 'done']);
+      // A disk fault in the five-file commit's done frame: its intent looks unsettled, as if it had never ended.
+      bytes[8 + bytes.readUInt32LE(0) + 20]! ^= 0x01;
+      await writeFile(file, bytes);
+
+      const workspace = await sandbox.open();
+      assert.deepEqual(workspace.recovered.map(({ outcome, paths, conflicts, damaged, keptAside }) => ({ outcome, paths, conflicts, damaged, keptAside })), [
+        { outcome: 'rolled_forward', paths: ['a/one.txt', 'two.txt', 'three.txt', 'four.txt', 'b/c/five.txt'], conflicts: [], damaged: [], keptAside: undefined },
+      ]);
+      assert.deepEqual(await listTree(sandbox.root), { ...CRASH_POST_IMAGE, 'two.txt': `file:${later}` }, 'nothing of either commit undone');
+      assert.deepEqual(await readdir(journalDir(sandbox)), []);
+      assert.equal((await workspace.transactions(5)).length, 2, 'both commits keep their undo records');
+      await workspace.close();
+    });
+  });
+}
+
 test('a one-file commit killed before it is logged done is rolled forward with its record', async () => {
   await withSandbox(CRASH_TREE, async (sandbox) => {
     commitAndDie(sandbox, 'drop', 'single');

@@ -42,6 +42,23 @@ for (const killAt of [0, 2, 4]) {
   });
 }
 
+test('an undo killed half-way is rolled back, though the commit it undoes started from the post-images of the paths it had yet to rename: that one began before it', async () => {
+  await withSandbox(CRASH_TREE, async (sandbox) => {
+    const workspace = await sandbox.open();
+    const applied = await snapshotAndCommit(workspace, planOf(updateFile('two.txt', '2\n'), updateFile('three.txt', '3\n')));
+    assert.ok(applied.status === 'applied');
+    const after = await listTree(sandbox.root);
+    await workspace.close();
+
+    undoAndDie(sandbox, applied.transactionId, 1);
+    const reopened = await sandbox.open();
+    assert.deepEqual(reopened.recovered.map(({ outcome, paths, conflicts }) => ({ outcome, count: paths.length, conflicts })), [{ outcome: 'rolled_back', count: 1, conflicts: [] }]);
+    assert.deepEqual(await listTree(sandbox.root), after);
+    assert.deepEqual((await reopened.transactions(10)).map((entry) => entry.transactionId), [applied.transactionId], 'no record of the undo');
+    await reopened.close();
+  });
+});
+
 test('a partial transaction lists as partial with its committed files, and its undo restores exactly those', async () => {
   await withSandbox({ 'a.txt': 'a\n', 'b.txt': 'b\n' }, async (sandbox) => {
     const workspace = await sandbox.open({ hooks: { beforeRename: (_index, path) => { if (path === 'b.txt') throw new Error('injected'); } } });
