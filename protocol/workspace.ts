@@ -67,6 +67,12 @@ export const RecoverySchema = z.object({
    * header names. The journal is kept in the state dir. Absent when none.
    */
   damaged: z.array(z.string()).optional(),
+  /**
+   * Where the journal was kept (a `….journal.conflict` file in the state dir, for the age the
+   * daemon's retention keeps): the only copy of what was left unwritten. Present whenever some
+   * path was left as found, or the journal was damaged.
+   */
+  keptAside: z.string().optional(),
 });
 
 /** Result of `workspace/open`. */

@@ -171,7 +171,10 @@ export class PatchdHandlers {
   }
 }
 
-/** A recovery as `workspace/open` tells it: `damaged` only when some path was left as found for it. */
-function recoveryOf({ transactionId, outcome, paths, conflicts, damaged }: RecoveryReport): Recovery {
-  return { transactionId, outcome, paths: [...paths], conflicts: [...conflicts], ...(damaged.length === 0 ? {} : { damaged: [...damaged] }) };
+/** A recovery as `workspace/open` tells it: `damaged` only when some path was left as found for it, `keptAside` when the journal was kept. */
+function recoveryOf({ transactionId, outcome, paths, conflicts, damaged, keptAside }: RecoveryReport): Recovery {
+  return {
+    transactionId, outcome, paths: [...paths], conflicts: [...conflicts],
+    ...(damaged.length === 0 ? {} : { damaged: [...damaged] }), ...(keptAside === undefined ? {} : { keptAside }),
+  };
 }

@@ -53,6 +53,14 @@ function leaveJournal(root: string, damage: (bytes: Buffer, headerBytes: number)
   writeFileSync(join(journals, `${spawnSync('true').pid}-0000-tx_damaged.journal`), damage(Buffer.concat(chunks), chunks[0]!.byteLength));
 }
 
+/** Where recovery kept the journal `leaveJournal` left: the one file in the journal dir, set aside as `.conflict`. */
+function keptJournal(root: string): string {
+  const journals = join(realpathSync(stateDirFor(root, TEST_STATE_ROOT)), 'journal');
+  const kept = readdirSync(journals);
+  assert.deepEqual(kept.map((name) => name.endsWith('-tx_damaged.journal.conflict')), [true]);
+  return join(journals, kept[0]!);
+}
+
 test('workspace/open reports a path recovery left as found because the journal\'s copy of its pre-image fails its sha256', async () => {
   using tree = createTempTree({ ...CRASH_TREE, 'two.txt': '2\n' });
   leaveJournal(tree.root, (bytes, headerBytes) => {
@@ -62,7 +70,7 @@ test('workspace/open reports a path recovery left as found because the journal\'
 
   await using client = await PatchClient.spawn();
   const workspace = await client.openWorkspace(tree.root);
-  assert.deepEqual(workspace.recovered, [{ transactionId: 'tx_damaged', outcome: 'rolled_back', paths: [], conflicts: [], damaged: ['two.txt'] }]);
+  assert.deepEqual(workspace.recovered, [{ transactionId: 'tx_damaged', outcome: 'rolled_back', paths: [], conflicts: [], damaged: ['two.txt'], keptAside: keptJournal(tree.root) }]);
   assert.equal(tree.text('two.txt'), '2\n', 'not the damaged bytes');
   assert.equal(tree.text('three.txt'), 'three\n');
 });
@@ -73,7 +81,9 @@ test('workspace/open reports a journal whose header fails its checksum as left_a
 
   await using client = await PatchClient.spawn();
   const workspace = await client.openWorkspace(tree.root);
-  assert.deepEqual(workspace.recovered, [{ transactionId: 'tx_damaged', outcome: 'left_as_found', paths: [], conflicts: [], damaged: ['two.txt', 'three.txt'] }]);
+  assert.deepEqual(workspace.recovered, [
+    { transactionId: 'tx_damaged', outcome: 'left_as_found', paths: [], conflicts: [], damaged: ['two.txt', 'three.txt'], keptAside: keptJournal(tree.root) },
+  ]);
   assert.equal(tree.text('two.txt'), '2\n', 'not rolled back from a journal that cannot be trusted');
   assert.equal(tree.text('three.txt'), 'three\n');
 });
@@ -93,14 +103,12 @@ test('workspace/open reports a journal that no longer decodes as left_as_found u
     },
   });
   const workspace = await client.openWorkspace(tree.root);
-  assert.deepEqual(workspace.recovered, [{ transactionId: 'tx_damaged', outcome: 'left_as_found', paths: [], conflicts: [] }]);
+  const keptAside = keptJournal(tree.root);
+  assert.deepEqual(workspace.recovered, [{ transactionId: 'tx_damaged', outcome: 'left_as_found', paths: [], conflicts: [], keptAside }]);
   assert.equal(tree.text('two.txt'), '2\n');
   assert.equal(tree.text('three.txt'), 'three\n');
-  const kept = readdirSync(join(stateDirFor(tree.root, TEST_STATE_ROOT), 'journal'));
-  assert.deepEqual(kept.map((name) => name.endsWith('-tx_damaged.journal.conflict')), [true]);
   const { time, ...fields } = JSON.parse(await logged) as Record<string, unknown>;
   assert.equal(typeof time, 'string');
-  const keptAside = join(realpathSync(stateDirFor(tree.root, TEST_STATE_ROOT)), 'journal', kept[0]!);
   assert.deepEqual(fields, {
     level: 'warn', msg: 'recovered an unfinished commit', root: workspace.root, transactionId: 'tx_damaged', outcome: 'left_as_found',
     paths: [], conflicts: [], damaged: [], keptAside,
