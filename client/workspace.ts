@@ -63,7 +63,7 @@ export class Workspace implements AsyncDisposable {
     readonly id: string,
     /** The realpath of the root. */
     readonly root: string,
-    /** Unfinished commits (of a daemon that was killed) that opening this workspace rolled back or forward. */
+    /** Unfinished commits (of a killed daemon or patchd command) that opening this workspace recovered; told to its first opener after the crash only. */
     readonly recovered: readonly Recovery[] = [],
   ) {
     this.#rpc = rpc;

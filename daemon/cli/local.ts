@@ -7,7 +7,7 @@ import type { ApplyContext } from '../server/applyPatch.ts';
 import { createLogger, describeError, type Logger } from '../server/logger.ts';
 import { failureOf, ReceiptDraft } from '../server/receipts.ts';
 import { resolveRoot } from '../workspace/stateDir.ts';
-import { DAMAGED_LOG_SEGMENT, retentionInForce, StateDirError, stateDirFor, Workspace, WorkspaceRootError, type RecoveryReport } from '../workspace/workspace.ts';
+import { DAMAGED_LOG_SEGMENT, retentionInForce, StateDirError, stateDirFor, Workspace, WorkspaceRootError } from '../workspace/workspace.ts';
 import type { Receipt } from '../../protocol/receipt.ts';
 import type { FormatName } from '../engine/types.ts';
 import { UsageError } from './args.ts';
@@ -21,13 +21,13 @@ export interface LocalRun extends ApplyContext {
 
 /**
  * Opens the workspace at `directory`, runs `work`, then closes it. A root or state dir that cannot
- * be used is a usage error. What the open recovered is told on stderr first (see `tellRecovered`).
+ * be used is a usage error. What the open recovered is told on stderr first (`recoveryNotice.ts`).
  */
 export async function withLocalWorkspace<T>(directory: string, settings: Settings, work: (run: LocalRun) => Promise<T>): Promise<T> {
   const log = createLogger(process.stderr, settings.logLevel);
   const workspace = await openWorkspace(directory, settings.stateRoot, log);
   try {
-    if (workspace.recovered.length > 0) await tellRecovered(workspace.recovered);
+    if (workspace.recovered.length > 0) (await import('./recoveryNotice.ts')).tellRecovered(workspace.recovered);
     return await work({ workspace, pool: inProcessEngine, log, signal: new AbortController().signal });
   } finally {
     await workspace.close();
@@ -52,21 +52,6 @@ async function openWorkspace(directory: string, stateRoot: string, log: Logger):
     const reason = error.cause === undefined ? error.reason : fsReason(error.cause);
     throw new UsageError(`cannot use the state directory ${stateDir}: ${reason} (choose another with --state-dir or PATCHD_STATE_DIR)`);
   }
-}
-
-/**
- * One line per commit a killed patchd left unfinished, as this open finished it: the user's last
- * command may have died without a word, and files may have just been put back. Said whatever the
- * command's own output (`--json`, `-s`, `--check`) and log level: it is not that output, and
- * stderr is where the CLI speaks of anything else. A batch may have drawn its progress bar there
- * already (for files that hold no patch): the line takes its place, the bar's next redraw comes below.
- * Loaded only then: most runs recover nothing.
- */
-async function tellRecovered(reports: readonly RecoveryReport[]): Promise<void> {
-  const { describeRecovery, RECOVERED_MESSAGE } = await import('../workspace/recoveryText.ts');
-  const { stderr } = process;
-  const clearLine = stderr.isTTY === true ? '\r\u001b[2K' : '';
-  for (const report of reports) stderr.write(`${clearLine}patchd: ${RECOVERED_MESSAGE} ${report.transactionId}: ${describeRecovery(report)}\n`);
 }
 
 /** The receipt of a patch file that holds no patch: rejected with `parse_error` and the reason. */

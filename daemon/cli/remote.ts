@@ -16,6 +16,8 @@ export async function applyThroughDaemon(socket: string, command: ApplyCommand, 
       throw error instanceof RpcError && error.data?.code === 'bad_root' ? new UsageError(error.message) : error;
     });
     try {
+      // The daemon tells what its opening recovered to the first opener only: this command may be it.
+      if (workspace.recovered.length > 0) (await import('./recoveryNotice.ts')).tellRecovered(workspace.recovered);
       const change = 'patch' in source ? source.patch : 'edits' in source ? { edits: source.edits } : source.operations;
       const { format, dryRun, reverse, strip } = command;
       return await workspace.apply(change, { format, dryRun, reverse, strip, fuzz: command.exact ? 'exact' : 'default' });

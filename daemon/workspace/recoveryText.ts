@@ -1,9 +1,16 @@
 /**
  * A recovery report (`recovery.ts`) in words: what was done with the unfinished commit, to which
- * paths, what was left as found and why, and where its journal is kept. The one-shot CLI prints it
- * on stderr (loading it only then); the daemon logs it beside the report's fields.
+ * paths, what was left as found and why, and where its journal is kept. The CLI prints it on
+ * stderr (`cli/recoveryNotice.ts`), for a workspace it opened or one a shared daemon opened for it;
+ * the daemon logs it beside the report's fields.
  */
 import type { RecoveryReport } from './recovery.ts';
+
+/**
+ * What is described: a RecoveryReport, or the wire's `Recovery` (`workspace/open`'s `recovered`),
+ * which carries the same fields, but for `damaged`: absent there when none.
+ */
+export type DescribedRecovery = Omit<RecoveryReport, 'damaged'> & { readonly damaged?: readonly string[] | undefined };
 
 export const RECOVERED_MESSAGE = 'recovered an unfinished commit';
 
@@ -11,15 +18,16 @@ export const RECOVERED_MESSAGE = 'recovered an unfinished commit';
 const NAMED_PATHS = 10;
 
 /** One line, without the transaction: e.g. `rolled back, put back as before it: a.txt; left as found, changed since: b.txt; journal kept at …`. */
-export function describeRecovery(report: RecoveryReport): string {
-  const parts = [whatWasDone(report)];
-  if (report.conflicts.length > 0) parts.push(`left as found, changed since: ${report.conflicts.join(', ')}`);
-  if (report.damaged.length > 0 && report.outcome !== 'left_as_found') parts.push(`left as found, its journal's copy is damaged: ${report.damaged.join(', ')}`);
-  if (report.keptAside !== undefined) parts.push(`journal kept at ${report.keptAside}`);
+export function describeRecovery(report: DescribedRecovery): string {
+  const { outcome, paths, conflicts, damaged = [], keptAside } = report;
+  const parts = [whatWasDone(outcome, paths, damaged)];
+  if (conflicts.length > 0) parts.push(`left as found, changed since: ${conflicts.join(', ')}`);
+  if (damaged.length > 0 && outcome !== 'left_as_found') parts.push(`left as found, its journal's copy is damaged: ${damaged.join(', ')}`);
+  if (keptAside !== undefined) parts.push(`journal kept at ${keptAside}`);
   return parts.join('; ');
 }
 
-function whatWasDone({ outcome, paths, damaged }: RecoveryReport): string {
+function whatWasDone(outcome: RecoveryReport['outcome'], paths: readonly string[], damaged: readonly string[]): string {
   switch (outcome) {
     case 'rolled_back':
       return paths.length === 0 ? 'rolled back, it had changed no file yet' : `rolled back, put back as before it: ${someOf(paths)}`;

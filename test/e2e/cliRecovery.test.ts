@@ -3,6 +3,8 @@
  * `patchd undo` left behind, and tells the user on stderr, once per commit, in one line: whether
  * it was rolled back or forward, on which paths, what was left as found and where the journal is
  * kept. stdout keeps the command's own output (`--json` stays JSON; `-s` stays silent).
+ * `patchd apply --socket` says the same of what the shared daemon's opening recovered, when the
+ * daemon tells it (to the workspace's first opener after the crash).
  */
 import { TEST_STATE_ROOT } from '../helpers/testState.ts';
 import assert from 'node:assert/strict';
@@ -14,6 +16,7 @@ import { stateDirFor } from '../../daemon/workspace/stateDir.ts';
 import { ListTransactionsResultSchema, ReceiptSchema, SessionDiffResultSchema } from '../../protocol/index.ts';
 import { patchd, patchdInTerminal, stripAnsi } from '../helpers/cli.ts';
 import { DYING_CLI } from '../helpers/dyingCli.ts';
+import { SocketDaemon } from '../helpers/socketDaemon.ts';
 import { createTempTree, type TempTree } from '../helpers/tempTree.ts';
 
 const TREE = { 'a.txt': 'one\n', 'b.txt': 'two\n', 'c.txt': 'three\n', 'other.txt': 'other\n' };
@@ -134,4 +137,44 @@ test('on a terminal, the line takes the place of a batch\'s progress bar already
   const shown = stripAnsi(run.stdout).split('\n').find((line) => line.includes('recovered an unfinished commit')) ?? assert.fail(run.stdout);
   assert.match(shown.split('\r').at(-1)!, /^patchd: recovered an unfinished commit \S+: rolled back, put back as before it: a\.txt$/);
   assert.match(stripAnsi(run.stdout), /^2 patches: 1 applied, 1 rejected$/m);
+});
+
+test('patchd apply --socket --json to a freshly started shared daemon says what the daemon\'s opening recovered, and where it kept the journal; the next apply --socket says nothing of it', async () => {
+  using tree = createTempTree(TREE);
+  await using daemon = await SocketDaemon.start();
+  killInsideCommit(tree, 'rename:2', ['apply', '--state-dir', daemon.stateRoot], THREE_FILES);
+  tree.write('a.txt', 'mine\n');
+
+  const apply = patchd(['apply', '--socket', daemon.socket, '--json', '-C', tree.root], { input: OTHER });
+  assert.equal(apply.code, 0, apply.stderr);
+  assert.equal(ReceiptSchema.parse(JSON.parse(apply.stdout)).status, 'applied');
+  const [done, conflict, kept, ...rest] = toldRecovery(apply.stderr).told.split('; ');
+  assert.deepEqual([done, conflict, rest], ['rolled back, put back as before it: b.txt', 'left as found, changed since: a.txt', []]);
+  const [, journal] = /^journal kept at (.*\.journal\.conflict)$/.exec(kept!) ?? assert.fail(kept);
+  assert.ok(journal!.startsWith(stateDirFor(tree.root, daemon.stateRoot)) && existsSync(journal!), journal);
+  assert.deepEqual(texts(tree), ['mine\n', 'two\n', 'three\n', 'another\n']);
+
+  const again = patchd(['apply', '--socket', daemon.socket, '-C', tree.root], { input: change('other.txt', 'another', 'other') });
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(again.stderr, '');
+  assert.equal(tree.text('other.txt'), 'other\n');
+});
+
+test('patchd apply --socket -s names no kept journal where none was kept, and says nothing when a client opened the workspace first and was told', async () => {
+  using tree = createTempTree(TREE);
+  await using daemon = await SocketDaemon.start();
+  killInsideCommit(tree, 'rename:2', ['apply', '--state-dir', daemon.stateRoot], THREE_FILES);
+  const apply = patchd(['apply', '--socket', daemon.socket, '-s', '-C', tree.root], { input: OTHER });
+  assert.equal(apply.code, 0, apply.stderr);
+  assert.equal(apply.stdout, '');
+  assert.equal(toldRecovery(apply.stderr).told, 'rolled back, put back as before it: a.txt, b.txt');
+
+  killInsideCommit(tree, 'rename:1', ['apply', '--state-dir', daemon.stateRoot], THREE_FILES);
+  const client = await daemon.connect();
+  const { recovered } = await client.openWorkspace(tree.root);
+  assert.deepEqual(recovered.map(({ outcome, paths }) => ({ outcome, paths })), [{ outcome: 'rolled_back', paths: ['a.txt'] }]);
+  const quiet = patchd(['apply', '--socket', daemon.socket, '-C', tree.root], { input: change('other.txt', 'another', 'other') });
+  assert.equal(quiet.code, 0, quiet.stderr);
+  assert.equal(quiet.stderr, '');
+  assert.deepEqual(texts(tree), ['one\n', 'two\n', 'three\n', 'other\n']);
 });

@@ -25,10 +25,15 @@ export class SocketDaemon implements AsyncDisposable {
 
   private constructor(readonly socket: string, dir: string, env: NodeJS.ProcessEnv, extraArgs: readonly string[], entry: readonly string[]) {
     this.#dir = dir;
-    const args = [...entry, '--socket', socket, '--state-dir', join(dir, 'state'), ...extraArgs];
+    const args = [...entry, '--socket', socket, '--state-dir', this.stateRoot, ...extraArgs];
     this.child = spawn(process.execPath, args, { stdio: 'pipe', env: { ...process.env, ...env } });
     this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({ code, signal })));
     this.child.stderr.setEncoding('utf8').on('data', (text: string) => (this.stderr += text));
+  }
+
+  /** The state root the daemon keeps its workspaces' state under (its `--state-dir`). */
+  get stateRoot(): string {
+    return join(this.#dir, 'state');
   }
 
   /** Starts a daemon on `socket` (default: a fresh path) and resolves once it listens. */

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { describeRecovery } from '../../daemon/workspace/recoveryText.ts';
 import type { RecoveryReport } from '../../daemon/workspace/workspace.ts';
+import { RecoverySchema } from '../../protocol/workspace.ts';
 
 const report = (fields: Partial<RecoveryReport> & Pick<RecoveryReport, 'outcome'>): RecoveryReport => ({ transactionId: 'tx', paths: [], conflicts: [], damaged: [], ...fields });
 const KEPT = '/state/journal/orphan-1-2-3-tx.journal.conflict';
@@ -30,4 +31,11 @@ test('a commit of many files names its first ten, and how many more; what was le
   const paths = Array.from({ length: 25 }, (_, index) => `f${index}.txt`);
   assert.equal(describeRecovery(report({ outcome: 'rolled_forward', paths })), `rolled forward, its changes stand: ${paths.slice(0, 10).join(', ')} and 15 more`);
   assert.equal(describeRecovery(report({ outcome: 'left_as_found', damaged: paths })), `not acted on, its journal is damaged: left as found: ${paths.join(', ')}`);
+});
+
+test('the wire\'s Recovery (workspace/open\'s recovered, as `patchd apply --socket` gets it) is told as the report it came from, `damaged` absent when none', () => {
+  const wire = RecoverySchema.parse({ transactionId: 'tx', outcome: 'rolled_back', paths: ['a.txt'], conflicts: ['b.txt'], keptAside: KEPT });
+  assert.equal(describeRecovery(wire), `rolled back, put back as before it: a.txt; left as found, changed since: b.txt; journal kept at ${KEPT}`);
+  const damaged = RecoverySchema.parse({ transactionId: 'tx', outcome: 'left_as_found', paths: [], conflicts: [], damaged: ['a.txt'], keptAside: KEPT });
+  assert.equal(describeRecovery(damaged), describeRecovery(report({ outcome: 'left_as_found', damaged: ['a.txt'], keptAside: KEPT })));
 });
