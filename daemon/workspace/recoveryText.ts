@@ -20,17 +20,19 @@ const NAMED_PATHS = 10;
 /** One line, without the transaction: e.g. `rolled back, put back as before it: a.txt; left as found, changed since: b.txt; journal kept at …`. */
 export function describeRecovery(report: DescribedRecovery): string {
   const { outcome, paths, conflicts, damaged = [], keptAside } = report;
-  const parts = [whatWasDone(outcome, paths, damaged)];
+  const parts = [whatWasDone(outcome, paths, conflicts, damaged)];
   if (conflicts.length > 0) parts.push(`left as found, changed since: ${conflicts.join(', ')}`);
   if (damaged.length > 0 && outcome !== 'left_as_found') parts.push(`left as found, its journal's copy is damaged: ${damaged.join(', ')}`);
   if (keptAside !== undefined) parts.push(`journal kept at ${keptAside}`);
   return parts.join('; ');
 }
 
-function whatWasDone(outcome: RecoveryReport['outcome'], paths: readonly string[], damaged: readonly string[]): string {
+function whatWasDone(outcome: RecoveryReport['outcome'], paths: readonly string[], conflicts: readonly string[], damaged: readonly string[]): string {
   switch (outcome) {
     case 'rolled_back':
-      return paths.length === 0 ? 'rolled back, it had changed no file yet' : `rolled back, put back as before it: ${someOf(paths)}`;
+      if (paths.length > 0) return `rolled back, put back as before it: ${someOf(paths)}`;
+      // A path left as found may hold what the commit wrote, changed since: that it changed none is not known.
+      return conflicts.length + damaged.length === 0 ? 'rolled back, it had changed no file yet' : 'rolled back, no file put back';
     case 'rolled_forward':
       return paths.length === 0 ? 'rolled forward' : `rolled forward, its changes stand: ${someOf(paths)}`;
     case 'left_as_found':

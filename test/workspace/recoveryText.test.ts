@@ -13,6 +13,11 @@ test('a rollback names the paths it put back, or says none had changed yet', () 
   assert.equal(describeRecovery(report({ outcome: 'rolled_back' })), 'rolled back, it had changed no file yet');
 });
 
+test('a rollback that put nothing back because its paths were changed since or damaged does not say it had changed none', () => {
+  assert.equal(describeRecovery(report({ outcome: 'rolled_back', conflicts: ['a.txt'] })), 'rolled back, no file put back; left as found, changed since: a.txt');
+  assert.equal(describeRecovery(report({ outcome: 'rolled_back', damaged: ['a.txt'] })), 'rolled back, no file put back; left as found, its journal\'s copy is damaged: a.txt');
+});
+
 test('a roll forward names the paths whose changes stand', () => {
   assert.equal(describeRecovery(report({ outcome: 'rolled_forward', paths: ['a.txt'] })), 'rolled forward, its changes stand: a.txt');
 });
