@@ -117,5 +117,13 @@ function parseHead(line: Uint8Array, bodyBytes: number): FrameHead | undefined {
   if (!Number.isSafeInteger(id)) return undefined;
   if (kind === 'done' || kind === 'cancelled') return value as FrameHead;
   const redoFits = redo === undefined || (Number.isSafeInteger(redo) && (redo as number) >= 0 && (redo as number) <= bodyBytes);
-  return kind === 'intent' && typeof journalId === 'string' && typeof record === 'string' && redoFits ? (value as FrameHead) : undefined;
+  return kind === 'intent' && isFileName(journalId) && isFileName(record) && redoFits ? (value as FrameHead) : undefined;
+}
+
+/**
+ * A name the log gives a file in `journal/` or `history/`: recovery writes and removes files by
+ * the names an intent holds, and a frame found past damage may be log bytes inside a patched file.
+ */
+function isFileName(name: unknown): boolean {
+  return typeof name === 'string' && name !== '' && name !== '.' && name !== '..' && !/[/\0]/.test(name);
 }

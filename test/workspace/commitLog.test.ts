@@ -83,8 +83,10 @@ test('a frame whose crc holds but whose head is not one the log writes is damage
   }
 });
 
+/** A journal or record file name, as an intent holds one. */
+const fileNameArbitrary = fc.string({ minLength: 1, maxLength: 8 }).filter((name) => name !== '.' && name !== '..' && !/[/\0]/.test(name));
 const headArbitrary: fc.Arbitrary<FrameHead> = fc.oneof(
-  fc.record({ kind: fc.constant('intent' as const), id: fc.nat(), journalId: fc.string({ maxLength: 8 }), record: fc.string({ maxLength: 8 }) }),
+  fc.record({ kind: fc.constant('intent' as const), id: fc.nat(), journalId: fileNameArbitrary, record: fileNameArbitrary }),
   fc.record({ kind: fc.constantFrom('done' as const, 'cancelled' as const), id: fc.nat() }),
 );
 const bodyArbitrary = fc.array(fc.oneof(fc.uint8Array({ maxLength: 40 }), fc.constant(encode(DECOY))), { maxLength: 3 }).map((parts) => Buffer.concat(parts));
@@ -156,6 +158,35 @@ test('unsettledRecords names the records recovery hands over: past damage too, w
   } finally {
     await syncer.close();
     await rm(stateDir, { recursive: true, force: true });
+  }
+});
+
+test('a frame found past damage inside a patched file\'s bytes never writes or removes a file outside the state dir\'s own directories', async () => {
+  const outside = await mkdtemp(path.join(os.tmpdir(), 'patchd-log-test-'));
+  const stateDir = path.join(outside, 'state');
+  const syncer = new DirectorySyncer(nodeDiskCalls);
+  try {
+    const records = new RecordStore(stateDir, '/root', syncer, nodeDiskCalls);
+    const journals = new JournalStore(stateDir, syncer, nodeDiskCalls);
+    const log = new CommitLog(stateDir, syncer, nodeDiskCalls, records);
+    await Promise.all([records.prepare(), journals.prepare(), log.prepare()]);
+    // A file an agent wrote holds log bytes (a fixture, say): an intent and its done frame naming paths out of history/ and journal/.
+    const planted = segmentOf([
+      { head: { kind: 'intent', id: 7, journalId: 'j7', record: '../planted.record' }, body: encode('planted bytes') }, done(7),
+      { head: { kind: 'intent', id: 8, journalId: 'x/../../../planted', record: 'r8' }, body: encode('planted bytes') },
+    ]).bytes;
+    const { bytes, spans } = segmentOf([intent(1), done(1), { ...intent(2), body: Buffer.concat([encode('post-image '), planted]) }, done(2)]);
+    // The length of the frame holding the file is damaged: the reader searches for the next whole frame.
+    const name = `${deadPid()}-0badc0de-1.log`;
+    await writeFile(path.join(log.directory, name), flipped(bytes, spans[2]!.start + 1, 0x40));
+
+    await log.recoverAbandoned(journals);
+    assert.deepEqual(await readdir(outside), ['state']);
+    assert.deepEqual((await readdir(stateDir)).sort(), ['history', 'journal', 'log']);
+    assert.deepEqual(await readdir(path.join(stateDir, 'history')), ['r1']);
+  } finally {
+    await syncer.close();
+    await rm(outside, { recursive: true, force: true });
   }
 });
 
