@@ -38,9 +38,9 @@
  * process closed since with a commit unsettled): a done intent's record is re-written if a power
  * loss dropped it; an intent with neither done nor cancelled is a commit that was never reported
  * applied, or a one-file commit whose done frame a power loss dropped (or whose record could not
- * be written): its record, if written, is discarded and it becomes a journal file in `journal/`,
- * which journal recovery (`recovery.ts`) rolls forward (the journal then becomes the record) or
- * back. So a crash never leaves an applied transaction without its record, nor a record of one
+ * be written): its record, if written, is discarded and it becomes a journal file in `journal/`
+ * (named with that record's name: `journal.ts`), which journal recovery (`recovery.ts`) rolls
+ * forward (the journal then becomes the record, under that name) or back. So a crash never leaves an applied transaction without its record, nor a record of one
  * that did not apply — except where an outside writer changed a file after a commit renamed it
  * and before it was logged done: recovery then sees neither image, leaves the file alone and
  * keeps the journal aside as a conflict, without a record.
@@ -299,7 +299,7 @@ export class CommitLog {
         } else if (outcome === undefined) {
           await this.#records.discard(head.record);
           // `orphan-`: journal recovery, which follows, takes it even when its owner is this process.
-          await journals.keep(`orphan-${owner}-${head.id}-${head.journalId}.journal`, [body]);
+          await journals.keep(`orphan-${owner}-${head.id}-${head.record}.journal`, [body]);
         }
       }
       await this.#records.syncFiles([]);

@@ -20,12 +20,15 @@
  * it), and costs next to nothing on a commit. Headers written before patchd sealed them have
  * none and are read as before: they are records on users' disks (`failsChecksum`).
  *
- * File names: `orphan-<pid>-<processNonce>-<log frame id>-<journal id>.journal`, a commit handed
- * over for the next open (by the log's recovery, or by a rollback that could not finish, which
- * names it by its transaction id); a journal id is the transaction id, `.<unit>` added for a
- * commit applied file by file. Daemons before the commit log wrote `<pid>-<processNonce>-<journal
- * id>.journal`, recovered once that process is gone: a daemon can tell its own live journals, and
- * another live daemon's, from those a killed daemon left behind.
+ * File names: `orphan-<pid>-<processNonce>-<log frame id>-<record name>.journal`, a commit handed
+ * over for the next open (by the log's recovery, or by a rollback that could not finish) named
+ * with the undo record name its intent logged (`records.ts`): recovery adopts a commit it rolls
+ * forward under that name, and orders it by it. Before that they were `orphan-<pid>-<processNonce>-
+ * <log frame id>-<journal id>.journal` (a journal id is the transaction id, `.<unit>` added for a
+ * commit applied file by file; a rollback that could not finish named it by its transaction id).
+ * Daemons before the commit log wrote `<pid>-<processNonce>-<journal id>.journal`, recovered once
+ * that process is gone: a daemon can tell its own live journals, and another live daemon's, from
+ * those a killed daemon left behind.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, readdir, utimes } from 'node:fs/promises';
@@ -260,7 +263,9 @@ async function decodeRedo(bytes: Uint8Array, entries: number): Promise<Redo | un
 /** Distinguishes this process from an earlier one that had the same pid (a restarted container's pid 1). */
 export const PROCESS_NONCE = randomBytes(4).toString('hex');
 const JOURNAL_NAME = /^(\d+)-([0-9a-f]+)-(.+)\.journal$/;
-/** `orphan-<pid>-<nonce>-<log frame id>-<journal id>.journal`, as journals are handed over now (`commitLog.ts`, `transaction.ts`). */
+/** `orphan-<pid>-<nonce>-<log frame id>-<record name>.journal`, as journals are handed over now (`commitLog.ts`, `transaction.ts`): the record name, and its transaction id. */
+const RECORD_NAMED = /^orphan-\d+-[0-9a-f]+-\d+-(\d{13}-\d+(?:\.[0-9a-f]+)?-\d+-([A-Za-z0-9_-]+)\.\d+\.record)\.journal$/;
+/** `orphan-<pid>-<nonce>-<log frame id>-<journal id>.journal`, as journals were handed over before they carried the record name. */
 const HANDED_OVER_NAME = /^orphan-\d+-[0-9a-f]+-\d+-(.+)\.journal$/;
 /** `[orphan-]<pid>-<nonce>-<journal id>.journal`, as daemons before the commit log wrote them. */
 const EARLIER_NAME = /^(?:orphan-)?\d+-[0-9a-f]+-(.+)\.journal$/;
@@ -273,8 +278,15 @@ const EARLIER_NAME = /^(?:orphan-)?\d+-[0-9a-f]+-(.+)\.journal$/;
  * read as a handed-over one, its id cut after them: for a name, not for anything acted on.
  */
 export function transactionIdOfJournalName(name: string): string {
+  const named = RECORD_NAMED.exec(name);
+  if (named !== null) return named[2]!;
   const journalId = HANDED_OVER_NAME.exec(name)?.[1] ?? EARLIER_NAME.exec(name)?.[1] ?? name.replace(/\.journal$/, '');
   return journalId.replace(/\.\d+$/, '');
+}
+
+/** The undo record name a handed-over journal's file `name` carries (its commit logged it); undefined for an older name, which carries none. */
+export function recordNameOfJournalName(name: string): string | undefined {
+  return RECORD_NAMED.exec(name)?.[1];
 }
 
 /** A `keep`'s temp older than this was left by a killed process (see `removeSetAsideOlderThan`). */

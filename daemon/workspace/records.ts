@@ -23,9 +23,12 @@
  * another transaction or unit than its file name, is damaged too, so it never drives an undo
  * or a session diff here. Encoding needs no zod; reading loads the schemas lazily.
  *
- * File name: `<commit time, ms, 13 digits>-<pid>-<sequence>-<transactionId>.<unit>.record`. The
- * name orders records by commit; `unit` tells apart the per-file transactions of an
- * `atomic: false` patch, which share one transaction id.
+ * File name: `<commit time, ms, 13 digits>-<pid>.<processNonce>-<sequence>-<transactionId>.<unit>.record`
+ * (`<time>-<pid>-<sequence>-…` before patchd named the process nonce: `journal.ts`). The name
+ * orders records by commit; `unit` tells apart the per-file transactions of an `atomic: false`
+ * patch, which share one transaction id. The sequence counts the names a process gave, in the
+ * order its commits logged their intents, so of two records of one process (pid and nonce) the
+ * later sequence began later, however the clock was set (`orderOfRecordName`, `begunAfter`).
  */
 import { createHash } from 'node:crypto';
 import { mkdir, open, readdir, readFile, type FileHandle } from 'node:fs/promises';
@@ -34,7 +37,7 @@ import { SYNC_IO_MAX_BYTES, totalBytes, writeAll, writeAllSync, type DiskCalls }
 import { removeIfPresent, type DirectorySyncer } from './durable.ts';
 import { sha256Hex } from './files.ts';
 import { hasErrorCode, ifPresent } from './ioErrors.ts';
-import { decodeJournal, decodeJournalHeader, type Journal, type JournalRecord } from './journal.ts';
+import { decodeJournal, decodeJournalHeader, PROCESS_NONCE, type Journal, type JournalRecord } from './journal.ts';
 
 export interface FileChange {
   readonly path: string;
@@ -96,7 +99,8 @@ export function isDamaged<T extends object>(read: T | DamagedRecord): read is Da
 
 /** How many records a checkpoint fsyncs at once. */
 const SYNC_BATCH = 64;
-const RECORD_NAME = /^((\d{13})-\d+-\d+)-([A-Za-z0-9_-]+)\.(\d+)\.record$/;
+/** Time, pid, nonce (absent from names written before patchd kept it), sequence, transaction id, unit. */
+const RECORD_NAME = /^(\d{13})-(\d+)(?:\.([0-9a-f]+))?-(\d+)-([A-Za-z0-9_-]+)\.(\d+)\.record$/;
 /** An empty file naming the newest key retention removed (see `notePruned`); not a record name, so listing passes it over. */
 const PRUNE_MARK_PREFIX = 'pruned-through-';
 const PRUNE_MARK = /^pruned-through-(\d{13}-\d+-\d+\.\d+)$/;
@@ -120,10 +124,10 @@ export class RecordStore {
     await mkdir(this.directory, { recursive: true, mode: 0o700 });
   }
 
-  /** A new record's file name: ordered by commit (this call's time), unique within the process. */
+  /** A new record's file name: ordered by commit (this call's time, then this process's sequence), unique. */
   nameFor(record: JournalRecord, meta: RecordMeta): string {
     sequence += 1;
-    return `${String(Date.now()).padStart(13, '0')}-${process.pid}-${sequence}-${record.transactionId}.${meta.unit}.record`;
+    return `${String(Date.now()).padStart(13, '0')}-${process.pid}.${PROCESS_NONCE}-${sequence}-${record.transactionId}.${meta.unit}.record`;
   }
 
   /**
@@ -208,8 +212,9 @@ export class RecordStore {
     for (const name of names) {
       const match = RECORD_NAME.exec(name);
       if (match === null) continue;
-      const key = `${match[1]}.${match[4]}`;
-      records.push({ name: { file: path.join(this.directory, name), key, at: Number(match[2]), transactionId: match[3]!, unit: Number(match[4]) }, order: keyParts(key) });
+      const [, at, pid, , sequence, transactionId, unit] = match;
+      const key = `${at}-${pid}-${sequence}.${unit}`;
+      records.push({ name: { file: path.join(this.directory, name), key, at: Number(at), transactionId: transactionId!, unit: Number(unit) }, order: keyParts(key) });
     }
     // Each key is split once: a long history is sorted in milliseconds, not seconds.
     return records.sort((a, b) => compareParts(a.order, b.order)).map(({ name }) => name);
@@ -308,6 +313,34 @@ export class RecordStore {
   async remove(name: RecordName): Promise<void> {
     await removeIfPresent(name.file, this.#disk);
   }
+}
+
+/**
+ * When a transaction began, as far as can be told: its time, and — where its record name tells
+ * them — its process (`<pid>.<nonce>`) and its place in that process's order.
+ */
+export interface BeginOrder {
+  readonly at: number;
+  readonly process?: string | undefined;
+  readonly sequence?: number | undefined;
+}
+
+/** The begin order a record name tells (`process` only when it names the nonce); undefined when it is not a record name. */
+export function orderOfRecordName(name: string): BeginOrder | undefined {
+  const match = RECORD_NAME.exec(name);
+  if (match === null) return undefined;
+  const [, at, pid, nonce, sequence] = match;
+  return nonce === undefined ? { at: Number(at) } : { at: Number(at), process: `${pid}.${nonce}`, sequence: Number(sequence) };
+}
+
+/**
+ * Whether `later` began after `earlier`: exactly, by their sequences, when both are of one
+ * process; else by the clock, `later` at most `slackMs` before `earlier` (a clock stepped back
+ * between them; a negative slack asks for `later` strictly after).
+ */
+export function begunAfter(later: BeginOrder, earlier: BeginOrder, slackMs: number): boolean {
+  if (later.process !== undefined && later.process === earlier.process) return later.sequence! > earlier.sequence!;
+  return later.at >= earlier.at - slackMs;
 }
 
 /** Orders keys `<13-digit ms>-<pid>-<seq>.<unit>`: by time, then pid, then sequence, then unit. */

@@ -18,10 +18,15 @@
  * commit never reported applied can pass too: processes share no locks, so another process's
  * commit may start from a path one in flight had renamed, and a rollback that failed
  * (`rollback_incomplete`) leaves its paths unlocked. It is rolled forward only when each of its
- * other paths holds its post-image, as it would be with no later commit. Begun after goes by the
- * clock, with no slack (unlike a redo, below): the commit an undo undoes started from the undo's
- * post-images, and an undo killed half-way must not pass for built upon (a clock stepped back
- * between the two could still make it pass).
+ * other paths holds its post-image, as it would be with no later commit.
+ *
+ * Begun after goes by the record names the commits logged (`records.ts`): of two commits of one
+ * process, exactly, by that process's sequence; of two processes (or a name written before patchd
+ * named the process), by the clock — with no slack here (unlike a redo, below): the commit an
+ * undo undoes started from the undo's post-images, and an undo killed half-way must not pass
+ * for built upon. The transaction an undo undid (its record's `undoOf`) never began after it,
+ * whatever the clocks say; another commit that restored what this one found, made by another
+ * process with a clock stepped back, still could pass.
  *
  * A commit with a redo section (reported before its fsyncs: `transaction.ts`) may have been
  * reported with its post-image not yet durable. In the boot it ran in, the page cache survived
@@ -29,7 +34,11 @@
  * reboot (or when the boot is unknown) a power loss may have dropped its rename, so a file at
  * its pre-image gets the post-image again from the log — unless a later transaction (recorded,
  * or another journal; perhaps another process's) started from that post-image: the commit
- * applied, and the pre-image is that later one's doing. A file holding neither image is left
+ * applied, and the pre-image is that later one's doing. Across processes "later" allows the
+ * clock a minute's slack; within one it is exact, and the transaction an undo undid (which
+ * started from the undo's post-image) is never later: an undo made right after its patch, whose
+ * rename the power loss dropped, is written again. A revert by hand (not an undo) made by another
+ * process within that minute still passes for built upon. A file holding neither image is left
  * as found, as always (the filesystems patchd runs on order a replacing rename after its
  * bytes; the journal kept aside holds the post-image).
  *
@@ -60,9 +69,9 @@ import { replaceIfUnchanged } from './confirm.ts';
 import { isPresent, isTempName, removeFromTreeIfPresent, restoreTempPathFor, writeDurably } from './durable.ts';
 import { bytesEqual, readDiskEntry, sha256Hex, type DiskEntry, type FileOwner } from './files.ts';
 import { CommitStepError, hasErrorCode, isShortage, settleAll } from './ioErrors.ts';
-import { directoryOwnersOf, transactionIdOfJournalName, type DamagedJournal, type Journal, type JournalEntry, type JournalRecord, type Redo } from './journal.ts';
+import { directoryOwnersOf, recordNameOfJournalName, transactionIdOfJournalName, type DamagedJournal, type Journal, type JournalEntry, type JournalRecord, type Redo } from './journal.ts';
 import { mapLimited } from './limited.ts';
-import { isDamaged } from './records.ts';
+import { begunAfter, isDamaged, orderOfRecordName, type BeginOrder } from './records.ts';
 import { recreateParents, removeDirectoriesEmptiedBy } from './tidy.ts';
 import { discardFromTrash, trashPathFor } from './trash.ts';
 
@@ -154,11 +163,12 @@ async function rollForward(context: WorkspaceContext, journal: Journal, inPlace:
 }
 
 /** Writes each post-image from the redo section over its pre-image, unless a later transaction started from that post-image (see the module comment). */
-async function redoForward(context: WorkspaceContext, journal: Journal, redo: Redo, others: readonly Journal[]): Promise<RecoveryReport> {
+async function redoForward(context: WorkspaceContext, recovering: Recovering, redo: Redo, others: readonly Recovering[]): Promise<RecoveryReport> {
+  const { journal } = recovering;
   const { entries, directories, transactionId } = journal.record;
   const outcomes: EntryOutcome[] = [];
   for (const [index, entry] of entries.entries()) {
-    outcomes.push(await redoEntry(context, journal, entry, journal.preImages[index] ?? null, redo.postImages[index] ?? null, others));
+    outcomes.push(await redoEntry(context, recovering, entry, journal.preImages[index] ?? null, redo.postImages[index] ?? null, others));
   }
   await settleAll(entries.map((entry) => removeTemps(context, transactionId, entry)));
   await syncTouchedDirectories(context, entries, directories);
@@ -169,13 +179,14 @@ async function redoForward(context: WorkspaceContext, journal: Journal, redo: Re
 }
 
 async function redoEntry(
-  context: WorkspaceContext, journal: Journal, entry: JournalEntry, before: Uint8Array | null, after: Uint8Array | null, others: readonly Journal[],
+  context: WorkspaceContext, recovering: Recovering, entry: JournalEntry, before: Uint8Array | null, after: Uint8Array | null, others: readonly Recovering[],
 ): Promise<EntryOutcome> {
+  const { journal } = recovering;
   const current = await currentEntry(context, entry);
   if (current === undefined) return 'conflict';
   if (holdsPostImage(current.entry, entry, journal.record)) return 'unchanged';
   if (!holdsPreImage(current.entry, entry, before, journal.record) || (after === null) !== (entry.afterSha256 === null)) return 'conflict';
-  if (await builtUpon(context, journal, entry, others, journal.record.startedAt - CLOCK_SLACK_MS)) return 'unchanged';
+  if (await builtUpon(context, recovering, entry, others, CLOCK_SLACK_MS)) return 'unchanged';
   const { absolute } = current;
   const seen = current.entry.kind === 'file' ? current.entry : null;
   if (after === null) return replaceIfUnchanged(absolute, seen, () => context.disk.unlinkSync(absolute)) ? 'restored' : 'conflict';
@@ -183,25 +194,44 @@ async function redoEntry(
   return (await replaceThroughTemp(context, journal.record, entry, absolute, after, entry.before?.owner, seen)) ? 'restored' : 'conflict';
 }
 
-/** How far before a journal's start a record may be dated and still be later: clocks step back a little. */
+/** How far before a journal's start another process's record may be dated and still be later: clocks step back a little. */
 const CLOCK_SLACK_MS = 60_000;
 
+/** A journal being recovered, and when its commit began (`orderOf`). */
+interface Recovering {
+  readonly journal: Journal;
+  readonly order: BeginOrder;
+}
+
 /**
- * Whether another transaction begun at `since` or later — a record in `history/`, or another
- * journal being recovered — started from `journal`'s post-image of `entry`'s path: told by the
- * sha256 it keeps of its pre-image (from its header alone, even when a copy of those bytes is
- * damaged), or by hashing the pre-image where it keeps none (written before patchd did).
+ * When the commit of the journal file `file` began: by the record name its file name carries
+ * (its process's sequence: `records.ts`), else by the clock alone.
  */
-async function builtUpon(context: WorkspaceContext, journal: Journal, entry: JournalEntry, others: readonly Journal[], since: number): Promise<boolean> {
+function orderOf(file: string, journal: Journal): BeginOrder {
+  const recordName = recordNameOfJournalName(path.basename(file));
+  return (recordName === undefined ? undefined : orderOfRecordName(recordName)) ?? { at: journal.record.startedAt };
+}
+
+/**
+ * Whether another transaction begun after `recovering`'s commit (`begunAfter`, with `slackMs`) —
+ * a record in `history/`, or another journal being recovered — started from its post-image of
+ * `entry`'s path: told by the sha256 it keeps of its pre-image (from its header alone, even when
+ * a copy of those bytes is damaged), or by hashing the pre-image where it keeps none (written
+ * before patchd did).
+ */
+async function builtUpon(context: WorkspaceContext, recovering: Recovering, entry: JournalEntry, others: readonly Recovering[], slackMs: number): Promise<boolean> {
   const { afterSha256 } = entry;
   if (afterSha256 === null) return false;
+  // The transaction an undo undid began before it, whatever the clocks say.
+  const undid = undoOf(recovering.journal.record);
+  const later = (transactionId: string, order: BeginOrder) => transactionId !== undid && begunAfter(order, recovering.order, slackMs);
   const startsFromIt = (candidate: Journal): boolean => candidate.record.entries.some((other, index) => {
     const before = candidate.preImages[index];
     if (other.path !== entry.path || before === null || before === undefined) return false;
     return (other.before?.sha256 ?? sha256Hex(before)) === afterSha256;
   });
-  if (others.some((other) => other !== journal && other.record.startedAt >= since && startsFromIt(other))) return true;
-  const recent = (await context.records.list()).filter((name) => name.at >= since);
+  if (others.some((other) => other !== recovering && later(other.journal.record.transactionId, other.order) && startsFromIt(other.journal))) return true;
+  const recent = (await context.records.list()).filter((name) => later(name.transactionId, orderOfRecordName(path.basename(name.file)) ?? name));
   for (const name of recent) {
     const header = await context.records.header(name);
     if (header === undefined || isDamaged(header)) continue;
@@ -212,6 +242,12 @@ async function builtUpon(context: WorkspaceContext, journal: Journal, entry: Jou
     if (loaded !== undefined && !isDamaged(loaded) && startsFromIt(loaded.journal)) return true;
   }
   return false;
+}
+
+/** The transaction a journal's commit undoes, as its record's meta names it (`RecordMeta.undoOf`); undefined for any other commit. */
+function undoOf(record: JournalRecord): string | undefined {
+  const meta = record.meta as { undoOf?: unknown } | undefined;
+  return typeof meta?.undoOf === 'string' ? meta.undoOf : undefined;
 }
 
 /** Makes the file at `entry`'s path durable as it is (its bytes may be in the page cache only). */
@@ -230,12 +266,14 @@ async function syncFile(context: WorkspaceContext, entry: JournalEntry): Promise
  * The entries whose path holds the commit's post-image, when a transaction begun after the
  * commit started from the post-image of each of the others; else undefined (see the module comment).
  */
-async function standingEntries(context: WorkspaceContext, journal: Journal, others: readonly Journal[]): Promise<JournalEntry[] | undefined> {
+async function standingEntries(context: WorkspaceContext, recovering: Recovering, others: readonly Recovering[]): Promise<JournalEntry[] | undefined> {
+  const { record } = recovering.journal;
   const inPlace: JournalEntry[] = [];
-  for (const entry of journal.record.entries) {
+  for (const entry of record.entries) {
     const current = await currentEntry(context, entry);
-    if (current !== undefined && holdsPostImage(current.entry, entry, journal.record)) inPlace.push(entry);
-    else if (!(await builtUpon(context, journal, entry, others, journal.record.startedAt + 1))) return undefined;
+    if (current !== undefined && holdsPostImage(current.entry, entry, record)) inPlace.push(entry);
+    // No slack: strictly later by the clock, across processes.
+    else if (!(await builtUpon(context, recovering, entry, others, -1))) return undefined;
   }
   return inPlace;
 }
@@ -361,7 +399,7 @@ async function syncTouchedDirectories(context: WorkspaceContext, entries: readon
  */
 export async function recoverAbandonedJournals(context: WorkspaceContext): Promise<RecoveryReport[]> {
   const loaded = await Promise.all((await context.journals.listAbandoned()).map(async (file) => ({ file, journal: await context.journals.load(file) })));
-  const journals = loaded.flatMap(({ journal }) => (isDamagedJournal(journal) ? [] : [journal]));
+  const journals = new Map(loaded.flatMap(({ file, journal }) => (isDamagedJournal(journal) ? [] : [[file, { journal, order: orderOf(file, journal) }] as const])));
   const reports: RecoveryReport[] = [];
   for (const { file, journal } of loaded.sort(newestFirst)) {
     // Another workspace's, told by a header that vouches for it (see `rootOf`).
@@ -370,7 +408,7 @@ export async function recoverAbandonedJournals(context: WorkspaceContext): Promi
       reports.push({ ...leftAsFound(file, journal), keptAside: await context.journals.setAside(file) });
       continue;
     }
-    const report = await finishJournal(context, journal, journals);
+    const report = await finishJournal(context, journals.get(file)!, [...journals.values()]);
     // The only copy of what was left unwritten (a pre-image, or a post-image reported applied).
     if (report.conflicts.length > 0 || report.damaged.length > 0) {
       reports.push({ ...report, keptAside: await context.journals.setAside(file) });
@@ -384,12 +422,13 @@ export async function recoverAbandonedJournals(context: WorkspaceContext): Promi
   return reports;
 }
 
-async function finishJournal(context: WorkspaceContext, journal: Journal, others: readonly Journal[]): Promise<RecoveryReport> {
-  const inPlace = await standingEntries(context, journal, others);
+async function finishJournal(context: WorkspaceContext, recovering: Recovering, others: readonly Recovering[]): Promise<RecoveryReport> {
+  const { journal } = recovering;
+  const inPlace = await standingEntries(context, recovering, others);
   if (inPlace !== undefined) return rollForward(context, journal, inPlace);
   const { redo } = journal;
   if (redo === undefined || (redo.bootId !== null && redo.bootId === context.bootId)) return rollBack(context, journal);
-  return redoForward(context, journal, redo, others);
+  return redoForward(context, recovering, redo, others);
 }
 
 /**

@@ -326,7 +326,7 @@ async function finish(context: WorkspaceContext, intent: Intent, until: 'written
  * or kept as the only copy of those pre-images); only then is the intent cancelled in the log.
  */
 async function abandon(context: WorkspaceContext, journal: Journal, chunks: readonly Uint8Array[], intent: Intent, cause: EngineError): Promise<EngineError> {
-  const journalName = `${process.pid}-${PROCESS_NONCE}-${intent.id}-${journal.record.transactionId}.journal`;
+  const journalName = `${process.pid}-${PROCESS_NONCE}-${intent.id}-${intent.record}.journal`;
   await context.records.discard(intent.record).catch(() => undefined);
   let conflicts: readonly string[];
   let damaged: readonly string[];

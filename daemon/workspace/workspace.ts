@@ -9,10 +9,10 @@
  * State dir layout (outside the tree, mode 0700; see `stateDir.ts`):
  *   log/<pid>-<nonce>-<seq>.log                          the commit log: intents and done marks (see commitLog.ts)
  *   log/*.log.damaged                                    segments found damaged, kept for the age retention keeps
- *   journal/orphan-<pid>-<nonce>-<frame>-<id>.journal    commits handed over for recovery (see journal.ts)
+ *   journal/orphan-<pid>-<nonce>-<frame>-<record name>.journal   commits handed over for recovery (see journal.ts)
  *   journal/*.conflict                                   journals recovery could not fully apply, kept for the age retention keeps
  *   trash/<transactionId>/<workspace path>               deleted and moved-away files
- *   history/<time>-<pid>-<seq>-<transactionId>.<unit>.record   undo records (see records.ts)
+ *   history/<time>-<pid>.<nonce>-<seq>-<transactionId>.<unit>.record   undo records (see records.ts)
  */
 import { lstatSync, realpathSync } from 'node:fs';
 import nodePath from 'node:path';

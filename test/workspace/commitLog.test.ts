@@ -149,8 +149,9 @@ test('unsettledRecords names the records recovery hands over: past damage too, w
     const kept = await log.recoverAbandoned(journals);
     const keptAs = path.join(log.directory, `${name}.damaged`);
     assert.deepEqual(kept, [{ segment: name, keptAs, damaged: [spans[1]!, spans[3]!] } satisfies DamagedSegment]);
-    const handedOver = (await readdir(journals.directory)).map((file) => /-(j\d+)\.journal$/.exec(file)?.[1]).sort();
-    assert.deepEqual(handedOver, ['j1', 'j4'], 'the intents unsettledRecords named');
+    // Each named with the record name its intent logged.
+    const handedOver = (await readdir(journals.directory)).map((file) => /-(r\d+)\.journal$/.exec(file)?.[1]).sort();
+    assert.deepEqual(handedOver, ['r1', 'r4'], 'the intents unsettledRecords named');
     assert.deepEqual(await readdir(path.join(stateDir, 'history')), ['r2'], 'the done intent\'s record, written again');
     assert.deepEqual(await readdir(log.directory), [`${name}.damaged`]);
     assert.deepEqual(await readFile(keptAs), damaged, 'kept as it was found');

@@ -1,7 +1,7 @@
 /**
  * Run by recovery.test.ts, commitLog.test.ts, tidy.test.ts and typeChange.test.ts as a separate process that SIGKILLs itself at a precise instant,
  * leaving whatever a killed daemon would leave behind.
- * argv: <root> <stateDir> <when> [single|tidy|tidyFirst|fileToDirectory|directoryToFile|settledFirst|thenChanged|thenReverted] [bootId]   (bootId: the boot the daemon runs in, `unknown` for none)
+ * argv: <root> <stateDir> <when> [single|tidy|tidyFirst|fileToDirectory|directoryToFile|settledFirst|revertsEarlier|undoesLatest|thenChanged|thenReverted] [bootId]   (bootId: the boot the daemon runs in, `unknown` for none)
  *   when = rename:<n>   commit the five-file plan (`single`: a one-file plan), die right before rename n
  *          drop         commit the five-file plan, die right before it is logged done (after its renames, directory fsyncs and record write)
  *          reported     commit the five-file plan, die as soon as it is reported applied (a one-file commit: before its fsyncs)
@@ -9,6 +9,9 @@
  *          restore:<n>  only open the workspace (recovering what an earlier child left), die before the restore rename n
  *          keep         only open the workspace, die before the log's hand-over renames a journal file into journal/
  *   settledFirst: the five-file plan, after a one-file commit of keep.txt that settles first (both logged in one segment)
+ *   revertsEarlier: a one-file commit of two.txt back to `two`, after a one-file commit of two.txt to `only` that settles
+ *                first (both logged in one segment): a revert made right after the change it reverts
+ *   undoesLatest: a one-file commit of two.txt back to `two` as the undo of the newest transaction (made before, by another process)
  *   thenChanged, thenReverted: the five-file plan, then, once it settled, a one-file commit of two.txt to other bytes, or back to
  *                its pre-image, which settles too (both logged in one segment)
  */
@@ -20,8 +23,11 @@ import { CRASH_PLAN, deleteFile, planOf, snapshotAndCommit, TYPE_CHANGE_PLANS, u
 const [root, stateDir, when, variant, bootId] = process.argv.slice(2);
 if (root === undefined || stateDir === undefined || when === undefined) throw new Error('usage: crashChild <root> <stateDir> <when> [single]');
 const [point, count] = when.split(':');
-/** Dies only in the commit under test, not in the one `settledFirst` makes before it. */
-let armed = variant !== 'settledFirst';
+/** What is committed, and settled, before the commit under test. */
+const firstPlans = { settledFirst: planOf(updateFile('keep.txt', 'kept\n')), revertsEarlier: planOf(updateFile('two.txt', 'only\n')) };
+const firstPlan = firstPlans[variant as keyof typeof firstPlans];
+/** Dies only in the commit under test, not in the one made before it. */
+let armed = firstPlan === undefined;
 const die = (): never => {
   process.kill(process.pid, 'SIGKILL');
   throw new Error('unreachable');
@@ -58,14 +64,17 @@ const plans = {
   tidy: planOf(updateFile('two.txt', '2\n'), deleteFile('d/e/last.txt')),
   // The same, d/e emptied by the first rename.
   tidyFirst: planOf(deleteFile('d/e/last.txt'), updateFile('two.txt', '2\n')),
+  revertsEarlier: planOf(updateFile('two.txt', 'two\n')),
+  undoesLatest: planOf(updateFile('two.txt', 'two\n')),
   ...TYPE_CHANGE_PLANS,
 };
-if (!armed) {
-  await snapshotAndCommit(workspace, planOf(updateFile('keep.txt', 'kept\n')));
+if (firstPlan !== undefined) {
+  await snapshotAndCommit(workspace, firstPlan);
   await workspace.settled();
   armed = true;
 }
-if (point !== 'restore' && point !== 'keep') await snapshotAndCommit(workspace, plans[variant as keyof typeof plans] ?? CRASH_PLAN);
+const undoOf = variant === 'undoesLatest' ? (await workspace.transactions(1))[0]?.transactionId : undefined;
+if (point !== 'restore' && point !== 'keep') await snapshotAndCommit(workspace, plans[variant as keyof typeof plans] ?? CRASH_PLAN, true, undoOf);
 if (point === 'reported') die();
 await workspace.settled();
 if (laterTwo !== undefined) {

@@ -106,10 +106,10 @@ export function pathsOf(plan: Plan): string[] {
 }
 
 /** Snapshots every path the plan touches, then commits it. */
-export async function snapshotAndCommit(workspace: Workspace, plan: Plan, atomic = true) {
+export async function snapshotAndCommit(workspace: Workspace, plan: Plan, atomic = true, undoOf?: string) {
   const snapshots = await workspace.snapshot(pathsOf(plan));
   if (!snapshots.ok) throw new Error(`snapshot failed: ${snapshots.error.code} ${snapshots.error.message}`);
-  return workspace.commit(plan, { atomic, snapshots: snapshots.value });
+  return workspace.commit(plan, { atomic, snapshots: snapshots.value, undoOf });
 }
 
 /**

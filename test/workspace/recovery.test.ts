@@ -6,7 +6,8 @@ import test from 'node:test';
 import { crc32 } from 'node:zlib';
 import { framesOf } from '../../daemon/workspace/logFrames.ts';
 import { sha256Hex } from '../../daemon/workspace/files.ts';
-import { decodeJournal, encodeJournal, encodeRedo, transactionIdOfJournalName } from '../../daemon/workspace/journal.ts';
+import { decodeJournal, encodeJournal, encodeRedo, recordNameOfJournalName, transactionIdOfJournalName } from '../../daemon/workspace/journal.ts';
+import { begunAfter, orderOfRecordName } from '../../daemon/workspace/records.ts';
 import type { Workspace } from '../../daemon/workspace/workspace.ts';
 import { commitAndDie, CRASH_PLAN, CRASH_TREE, diskRefusingRecords, encode, listTree, planOf, recordingDisk, snapshotAndCommit, updateFile, withSandbox, type Sandbox } from './fixtures.ts';
 
@@ -259,6 +260,42 @@ for (const [record, sha256Kept, damaged] of [['its record', false, false], ['its
   });
 }
 
+test('after a reboot, a one-file commit reported before its fsyncs that reverts the commit its process made just before it is written again when a power loss dropped its rename: that commit, though it started from the revert\'s post-image, began before it', async () => {
+  await withSandbox(CRASH_TREE, async (sandbox) => {
+    // two.txt: two -> only (settled), then back to two, killed once reported.
+    commitAndDie(sandbox, 'reported', 'revertsEarlier', 'boot-before');
+    // The power loss dropped the revert's rename: two.txt holds its pre-image, which the first commit left.
+    await writeFile(path.join(sandbox.root, 'two.txt'), 'only\n');
+    const workspace = await sandbox.open({ bootId: 'boot-after' });
+    assert.deepEqual(workspace.recovered.map(({ outcome, paths, conflicts }) => ({ outcome, paths, conflicts })), [
+      { outcome: 'rolled_forward', paths: ['two.txt'], conflicts: [] },
+    ]);
+    assert.equal(await readFile(path.join(sandbox.root, 'two.txt'), 'utf8'), 'two\n', 'the revert reported applied stands');
+    assert.equal((await workspace.transactions(5)).length, 2);
+    const changes = await workspace.sessionChanges(null);
+    assert.ok(changes?.ok);
+    assert.deepEqual(changes.value, [], 'back where it started');
+    await workspace.close();
+  });
+});
+
+test('after a reboot, a one-file undo reported before its fsyncs is written again when a power loss dropped its rename, though the transaction it undid was made by another process a moment before', async () => {
+  await withSandbox(CRASH_TREE, async (sandbox) => {
+    const patching = await sandbox.open({ bootId: 'boot-before' });
+    assert.equal((await snapshotAndCommit(patching, planOf(updateFile('two.txt', 'only\n')))).status, 'applied');
+    await patching.close();
+    // Another process (`patchd undo`) undoes it, killed once reported: its clock is no help within a minute.
+    commitAndDie(sandbox, 'reported', 'undoesLatest', 'boot-before');
+    await writeFile(path.join(sandbox.root, 'two.txt'), 'only\n');
+    const workspace = await sandbox.open({ bootId: 'boot-after' });
+    assert.deepEqual(workspace.recovered.map(({ outcome, paths, conflicts }) => ({ outcome, paths, conflicts })), [
+      { outcome: 'rolled_forward', paths: ['two.txt'], conflicts: [] },
+    ]);
+    assert.equal(await readFile(path.join(sandbox.root, 'two.txt'), 'utf8'), 'two\n', 'the undo reported applied stands');
+    await workspace.close();
+  });
+});
+
 for (const [ranIn, opensIn, when] of [['boot-before', 'boot-after', 'after a reboot'], ['boot-same', 'boot-same', 'in the boot it ran in']] as const) {
   test(`${when}, a file holding neither image of a one-file commit reported before its fsyncs is left as found, its journal (with the post-image) kept aside`, async () => {
     await withSandbox(CRASH_TREE, async (sandbox) => {
@@ -322,7 +359,7 @@ test('a record cut short whose commit is in flight (being written, or torn by a 
     const bytes = await readFile(path.join(historyDir(sandbox), whole));
     const newline = bytes.indexOf(0x0a);
     assert.ok(newline < bytes.length - 2, 'the pre-image follows the header line');
-    const [, process, wholeId] = /^\d{13}-(\d+-\d+)-(.+)\.0\.record$/.exec(whole)!;
+    const [, process, wholeId] = /^\d{13}-(\d+\.[0-9a-f]+-\d+)-(.+)\.0\.record$/.exec(whole)!;
     // Later records (written under their own names, as a commit writes them): one cut inside its header line, one after it.
     const later = (time: number, id: string) => `${time}-${process}-${id}.0.record`;
     const [inHeader, inBody] = [later(9_000_000_000_000, 'cut_header'), later(9_000_000_000_001, 'cut_body')];
@@ -591,13 +628,31 @@ test('a journal of another root is left for it when its header vouches for that 
 test('a journal file\'s name gives the transaction it was written for, without the unit of a commit applied file by file', () => {
   const uuid = '0c8a3e52-4f7b-4f0e-9d55-2b1f6a7c9e10';
   for (const [name, transactionId] of [
-    [`orphan-4242-0a1b2c3d-17-${uuid}.journal`, uuid], // handed over by the log, or by a rollback that could not finish
+    [`orphan-4242-0a1b2c3d-17-1764400000000-4242.0a1b2c3d-9-${uuid}.0.record.journal`, uuid], // handed over by the log, or by a rollback that could not finish, with its record name
+    ['orphan-4242-0a1b2c3d-17-1764400000000-4242-9-tx_named-by-caller.2.record.journal', 'tx_named-by-caller'], // a record name from before it named the process nonce
+    [`orphan-4242-0a1b2c3d-17-${uuid}.journal`, uuid], // handed over before the journal's name carried the record name
     [`orphan-4242-0a1b2c3d-17-${uuid}.3.journal`, uuid], // one unit of a commit applied file by file
     ['orphan-4242-0a1b2c3d-17-tx_named-by-caller.journal', 'tx_named-by-caller'],
     [`4242-0a1b2c3d-${uuid}.journal`, uuid], // written in place by a daemon before the commit log
     ['orphan-4242-0a1b2c3d-tx.2.journal', 'tx'],
     ['copied by hand.journal', 'copied by hand'],
   ]) assert.equal(transactionIdOfJournalName(name!), transactionId, name);
+});
+
+test('a handed-over journal\'s name gives the record name its commit logged, and that tells when the commit began: exactly against another of its process, by the clock against any other', () => {
+  const recordName = '1764400000000-4242.0a1b2c3d-9-tx.0.record';
+  assert.equal(recordNameOfJournalName(`orphan-4242-0a1b2c3d-17-${recordName}.journal`), recordName);
+  assert.equal(recordNameOfJournalName('orphan-4242-0a1b2c3d-17-tx.0.journal'), undefined, 'an older name carries none');
+  const order = orderOfRecordName(recordName)!;
+  assert.deepEqual(order, { at: 1_764_400_000_000, process: '4242.0a1b2c3d', sequence: 9 });
+  assert.deepEqual(orderOfRecordName('1764400000000-4242-9-tx.0.record'), { at: 1_764_400_000_000 }, 'a name from before the nonce tells the time alone');
+  // The same process: its sequence decides, whatever the clock says.
+  assert.equal(begunAfter({ at: order.at - 30_000, process: '4242.0a1b2c3d', sequence: 10 }, order, 60_000), true);
+  assert.equal(begunAfter({ at: order.at + 30_000, process: '4242.0a1b2c3d', sequence: 8 }, order, 60_000), false);
+  // The same pid after a restart (another nonce), or a name without one: the clock, with its slack.
+  assert.equal(begunAfter({ at: order.at - 30_000, process: '4242.ffffffff', sequence: 8 }, order, 60_000), true);
+  assert.equal(begunAfter({ at: order.at - 61_000, process: '4242.ffffffff', sequence: 80 }, order, 60_000), false);
+  assert.equal(begunAfter({ at: order.at }, order, -1), false, 'with no slack, strictly later');
 });
 
 test('a journal file a recovery was killed writing, before renaming it into place, is left to that same hand-over on the next open', async () => {
