@@ -195,11 +195,20 @@ export class RecordStore {
 
   /**
    * Makes the journal `file` (a commit recovery rolled forward) its transaction's record: one
-   * rename, made durable.
+   * rename, made durable. Named `name`, the name its commit logged (`recordNameOfJournalName`), so
+   * it lists where it committed, not where it was recovered; a new name where the journal tells
+   * none (handed over before patchd named it) or one not this transaction's and unit's. A record
+   * already there under that name is replaced: the log's hand-over discards it (written for a
+   * commit not yet done), and the journal holds the same bytes and the redo section besides.
+   * Retention may since have noted a newer record pruned (`notePruned`): a window starting at
+   * this one is then refused as past retention — a note that claims too much, never too little.
    */
-  async adopt(file: string, record: JournalRecord): Promise<void> {
+  async adopt(file: string, record: JournalRecord, name?: string): Promise<void> {
     const { RecordMetaSchema } = await import('./recordSchemas.ts');
-    const target = path.join(this.directory, this.nameFor(record, RecordMetaSchema.parse(record.meta)));
+    const meta = RecordMetaSchema.parse(record.meta);
+    const logged = name === undefined ? null : RECORD_NAME.exec(name);
+    const fits = logged !== null && logged[5] === record.transactionId && Number(logged[6]) === meta.unit;
+    const target = path.join(this.directory, fits ? name! : this.nameFor(record, meta));
     await this.#disk.rename(file, target);
     await this.#syncer.sync(this.directory);
     await this.#syncer.sync(path.dirname(file));

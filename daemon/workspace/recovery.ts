@@ -415,7 +415,7 @@ export async function recoverAbandonedJournals(context: WorkspaceContext): Promi
       continue;
     }
     // A commit that stands keeps its journal as its undo record, as it would have had it finished.
-    if (report.outcome === 'rolled_forward' && journal.record.meta !== undefined) await context.records.adopt(file, journal.record);
+    if (report.outcome === 'rolled_forward' && journal.record.meta !== undefined) await context.records.adopt(file, journal.record, recordNameOfJournalName(path.basename(file)));
     else await context.journals.remove(file);
     reports.push(report);
   }

@@ -296,6 +296,29 @@ test('after a reboot, a one-file undo reported before its fsyncs is written agai
   });
 });
 
+test('a commit rolled forward by recovery keeps its place in the history: before a commit another process made on top of it while it waited', async () => {
+  await withSandbox(CRASH_TREE, async (sandbox) => {
+    const live = await sandbox.open();
+    // Another daemon commits two.txt: two -> only, and is killed once that is reported.
+    commitAndDie(sandbox, 'reported', 'single');
+    // The live one (which does not recover what the other left until its next open) builds on it.
+    assert.equal((await snapshotAndCommit(live, planOf(updateFile('two.txt', 'later\n')))).status, 'applied');
+    await live.settled();
+    const [later] = await live.transactions(1);
+    await live.close();
+    const workspace = await sandbox.open();
+    assert.deepEqual(workspace.recovered.map(({ outcome, paths }) => ({ outcome, paths })), [{ outcome: 'rolled_forward', paths: ['two.txt'] }]);
+    const listed = (await workspace.transactions(5)).map((entry) => entry.transactionId);
+    assert.equal(listed.length, 2);
+    assert.equal(listed[0], later!.transactionId, 'the later commit is listed newest');
+    const changes = await workspace.sessionChanges(null);
+    assert.ok(changes?.ok);
+    assert.deepEqual(changes.value.map((change) => [change.path, change.before === null ? null : Buffer.from(change.before.bytes).toString('utf8')]), [['two.txt', 'two\n']],
+      'the net change starts from what two.txt held before the first commit');
+    await workspace.close();
+  });
+});
+
 for (const [ranIn, opensIn, when] of [['boot-before', 'boot-after', 'after a reboot'], ['boot-same', 'boot-same', 'in the boot it ran in']] as const) {
   test(`${when}, a file holding neither image of a one-file commit reported before its fsyncs is left as found, its journal (with the post-image) kept aside`, async () => {
     await withSandbox(CRASH_TREE, async (sandbox) => {
