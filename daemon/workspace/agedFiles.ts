@@ -1,6 +1,7 @@
 /** Removing what the state dir keeps for a while: files past the age their name earns them. */
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, stat, utimes } from 'node:fs/promises';
 import path from 'node:path';
+import type { DiskCalls } from './diskCalls.ts';
 
 /**
  * Removes each file of `directory` older (by mtime) than `ageLimitOf(name)` milliseconds, through
@@ -18,4 +19,17 @@ export async function removeAgedFiles(directory: string, ageLimitOf: (name: stri
     removed.push(name);
   }
   return removed;
+}
+
+/**
+ * Renames `file` to itself plus `suffix`, out of its readers' way, dated now: its age, for
+ * `removeAgedFiles`, counts from when it was set aside, not from when it was written (else one
+ * that waited longer than the age kept would go with the same open's prune). Returns the new path.
+ */
+export async function setAsideAs(file: string, suffix: string, disk: DiskCalls): Promise<string> {
+  const kept = `${file}${suffix}`;
+  const now = new Date();
+  await utimes(file, now, now);
+  await disk.rename(file, kept);
+  return kept;
 }

@@ -66,8 +66,9 @@
  *   can roll it back: its journal was in that frame. The segment kept aside is the evidence.
  */
 import { fstatSync } from 'node:fs';
-import { mkdir, readdir, readFile, utimes } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { setAsideAs } from './agedFiles.ts';
 import { totalBytes, writeAllSync, type DiskCalls } from './diskCalls.ts';
 import { isPresent, removeIfPresent, type DirectorySyncer } from './durable.ts';
 import { hasErrorCode, ifPresent } from './ioErrors.ts';
@@ -314,11 +315,7 @@ export class CommitLog {
 
   /** Renames a damaged segment out of the reader's way, its age (for retention) counted from now. */
   async #keepAside(name: string): Promise<string> {
-    const file = path.join(this.directory, name);
-    const now = new Date();
-    await utimes(file, now, now);
-    await this.#disk.rename(file, `${file}${DAMAGED_SEGMENT_SUFFIX}`);
-    return `${file}${DAMAGED_SEGMENT_SUFFIX}`;
+    return setAsideAs(path.join(this.directory, name), DAMAGED_SEGMENT_SUFFIX, this.#disk);
   }
 
   /**

@@ -31,10 +31,10 @@
  * those a killed daemon left behind.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, readdir, utimes } from 'node:fs/promises';
+import { mkdir, readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
-import { removeAgedFiles } from './agedFiles.ts';
+import { removeAgedFiles, setAsideAs } from './agedFiles.ts';
 import type { DiskCalls } from './diskCalls.ts';
 import { removeIfPresent, type DirectorySyncer } from './durable.ts';
 import type { FileOwner } from './files.ts';
@@ -332,16 +332,10 @@ export class JournalStore {
 
   /**
    * Keeps a journal recovery could not fully apply (someone changed a file meanwhile), or not at
-   * all: its pre-images are the only copy. Returns its new path. Dated now: retention keeps it
-   * for its age from here (`removeSetAsideOlderThan`), not from when the journal was written —
-   * else one that waited longer than that for this open would go with the open's own prune.
+   * all: its pre-images are the only copy. Returns its new path, dated now (`setAsideAs`).
    */
   async setAside(file: string): Promise<string> {
-    const kept = `${file}.conflict`;
-    const now = new Date();
-    await utimes(file, now, now);
-    await this.disk.rename(file, kept);
-    return kept;
+    return setAsideAs(file, '.conflict', this.disk);
   }
 
   /**
