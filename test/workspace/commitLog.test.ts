@@ -128,6 +128,15 @@ function sameFrame(a: Frame, b: Frame): boolean {
   return JSON.stringify(a.head) === JSON.stringify(b.head) && Buffer.compare(Buffer.from(a.body), Buffer.from(b.body)) === 0;
 }
 
+/** The state dir's stores, as a workspace makes them (for a root that is never read). */
+async function openStores(stateDir: string, syncer: DirectorySyncer): Promise<{ records: RecordStore; journals: JournalStore; log: CommitLog }> {
+  const records = new RecordStore(stateDir, '/root', syncer, nodeDiskCalls);
+  const journals = new JournalStore(stateDir, syncer, nodeDiskCalls);
+  const log = new CommitLog(stateDir, syncer, nodeDiskCalls, records);
+  await Promise.all([records.prepare(), journals.prepare(), log.prepare()]);
+  return { records, journals, log };
+}
+
 /** A pid that belonged to a process which has exited. */
 const deadPid = (): number => spawnSync('true').pid ?? 999_999;
 
@@ -135,10 +144,7 @@ test('unsettledRecords names the records recovery hands over: past damage too, w
   const stateDir = await mkdtemp(path.join(os.tmpdir(), 'patchd-log-test-'));
   const syncer = new DirectorySyncer(nodeDiskCalls);
   try {
-    const records = new RecordStore(stateDir, '/root', syncer, nodeDiskCalls);
-    const journals = new JournalStore(stateDir, syncer, nodeDiskCalls);
-    const log = new CommitLog(stateDir, syncer, nodeDiskCalls, records);
-    await Promise.all([records.prepare(), journals.prepare(), log.prepare()]);
+    const { journals, log } = await openStores(stateDir, syncer);
     // 1's done frame and 3's intent are damaged; 3's done frame after it settles nothing; 4 was in flight.
     const { bytes, spans } = segmentOf([intent(1), done(1), intent(2), intent(3), done(2), done(3), intent(4)]);
     const damaged = flipped(flipped(bytes, spans[1]!.start + 12), spans[3]!.start + 12);
@@ -167,10 +173,7 @@ test('a frame found past damage inside a patched file\'s bytes never writes or r
   const stateDir = path.join(outside, 'state');
   const syncer = new DirectorySyncer(nodeDiskCalls);
   try {
-    const records = new RecordStore(stateDir, '/root', syncer, nodeDiskCalls);
-    const journals = new JournalStore(stateDir, syncer, nodeDiskCalls);
-    const log = new CommitLog(stateDir, syncer, nodeDiskCalls, records);
-    await Promise.all([records.prepare(), journals.prepare(), log.prepare()]);
+    const { journals, log } = await openStores(stateDir, syncer);
     // A file an agent wrote holds log bytes (a fixture, say): an intent and its done frame naming paths out of history/ and journal/.
     const planted = segmentOf([
       { head: { kind: 'intent', id: 7, journalId: 'j7', record: '../planted.record' }, body: encode('planted bytes') }, done(7),
