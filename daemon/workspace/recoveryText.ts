@@ -21,9 +21,9 @@ const NAMED_PATHS = 10;
 export function describeRecovery(report: DescribedRecovery): string {
   const { outcome, paths, conflicts, damaged = [], keptAside } = report;
   const parts = [whatWasDone(outcome, paths, conflicts, damaged)];
-  if (conflicts.length > 0) parts.push(`left as found, changed since: ${conflicts.join(', ')}`);
-  if (damaged.length > 0 && outcome !== 'left_as_found') parts.push(`left as found, its journal's copy is damaged: ${damaged.join(', ')}`);
-  if (keptAside !== undefined) parts.push(`journal kept at ${keptAside}`);
+  if (conflicts.length > 0) parts.push(`left as found, changed since: ${listOf(conflicts)}`);
+  if (damaged.length > 0 && outcome !== 'left_as_found') parts.push(`left as found, its journal's copy is damaged: ${listOf(damaged)}`);
+  if (keptAside !== undefined) parts.push(`journal kept at ${shown(keptAside)}`);
   return parts.join('; ');
 }
 
@@ -36,11 +36,20 @@ function whatWasDone(outcome: RecoveryReport['outcome'], paths: readonly string[
     case 'rolled_forward':
       return paths.length === 0 ? 'rolled forward' : `rolled forward, its changes stand: ${someOf(paths)}`;
     case 'left_as_found':
-      return damaged.length === 0 ? 'not acted on, its journal is damaged and names no path that can be read' : `not acted on, its journal is damaged: left as found: ${damaged.join(', ')}`;
+      return damaged.length === 0 ? 'not acted on, its journal is damaged and names no path that can be read' : `not acted on, its journal is damaged: left as found: ${listOf(damaged)}`;
   }
 }
 
 function someOf(paths: readonly string[]): string {
-  const named = paths.slice(0, NAMED_PATHS).join(', ');
+  const named = listOf(paths.slice(0, NAMED_PATHS));
   return paths.length > NAMED_PATHS ? `${named} and ${paths.length - NAMED_PATHS} more` : named;
+}
+
+function listOf(paths: readonly string[]): string {
+  return paths.map(shown).join(', ');
+}
+
+/** A path as written, unless a control character (a newline, say) would break the line or pass for another: then quoted, escaped as in JSON. */
+function shown(path: string): string {
+  return /[\u0000-\u001f\u007f]/.test(path) ? JSON.stringify(path) : path;
 }

@@ -44,3 +44,9 @@ test('the wire\'s Recovery (workspace/open\'s recovered, as `patchd apply --sock
   const damaged = RecoverySchema.parse({ transactionId: 'tx', outcome: 'left_as_found', paths: [], conflicts: [], damaged: ['a.txt'], keptAside: KEPT });
   assert.equal(describeRecovery(damaged), describeRecovery(report({ outcome: 'left_as_found', damaged: ['a.txt'], keptAside: KEPT })));
 });
+
+test('a path holding a newline or another control character is quoted, so the report stays one line and names no path it does not hold', () => {
+  const told = describeRecovery(report({ outcome: 'rolled_back', paths: ['a\nb.txt'], conflicts: ['tab\there.txt', 'plain.txt'], keptAside: '/state/j\r.conflict' }));
+  assert.equal(told, 'rolled back, put back as before it: "a\\nb.txt"; left as found, changed since: "tab\\there.txt", plain.txt; journal kept at "/state/j\\r.conflict"');
+  assert.doesNotMatch(told, /[\n\r\t]/);
+});
