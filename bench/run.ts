@@ -62,7 +62,7 @@ const rows = [...daemon.rows, cli, ...engine.rows].sort((a, b) => a.id.localeCom
 
 print(`## Issue #11, every row (same run, same machine)\n${rowsTable(rows)}`);
 print(`## Where one applied patch's time goes\n${breakdown}`);
-print(`## Where row (a)'s time goes: CPU in user space and in the kernel\n${daemon.throughputCpu}\n\nAfter the daemon rows, ${describeCreate(fileCreateMicros())} (${Math.round(createAtStart)} µs before them).`);
+print(`## Where row (a)'s time goes: CPU in user space and in the kernel\n${daemon.throughputCpu}\n\nAfter every row, ${describeCreate(fileCreateMicros())} (${Math.round(createAtStart)} µs before the first).`);
 print(`## Engine peers and sizes (row h)\n${engine.detail}`);
 if (!quick) print(await benchConcurrency());
 
