@@ -7,7 +7,6 @@
  * command whose commit never gets there runs on and exits 3.
  */
 import { fileURLToPath } from 'node:url';
-import type { WorkspaceOptions } from '../../daemon/workspace/workspace.ts';
 
 export const DYING_CLI: readonly string[] = ['--import', import.meta.resolve('tsx'), fileURLToPath(import.meta.url)];
 
@@ -15,10 +14,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const [point, count] = (process.env.PATCHD_TEST_DIE_AT ?? '').split(':');
   if (point !== 'done' && !(point === 'rename' && Number.isInteger(Number(count)))) throw new Error('PATCHD_TEST_DIE_AT is neither rename:<n> nor done');
   const die = (): void => void process.kill(process.pid, 'SIGKILL');
-  const { Workspace } = await import('../../daemon/workspace/workspace.ts');
-  const open = Workspace.open.bind(Workspace);
-  Workspace.open = (root: string, options: WorkspaceOptions = {}) => open(root, {
-    ...options,
+  const { openWorkspacesWith } = await import('./workspaceInjection.ts');
+  openWorkspacesWith({
     hooks: {
       beforeRename: (index) => (point === 'rename' && index === Number(count) ? die() : undefined),
       beforeDone: () => (point === 'done' ? die() : undefined),

@@ -14,7 +14,7 @@
 import { fileURLToPath } from 'node:url';
 import { claimStdout } from '../../daemon/server/stdoutGuard.ts';
 import type { DiskCalls } from '../../daemon/workspace/diskCalls.ts';
-import type { CommitHooks, Workspace as WorkspaceType, WorkspaceOptions } from '../../daemon/workspace/workspace.ts';
+import type { CommitHooks } from '../../daemon/workspace/workspace.ts';
 
 export const DYING_DAEMON: readonly string[] = ['--import', import.meta.resolve('tsx'), fileURLToPath(import.meta.url), 'serve'];
 
@@ -23,7 +23,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (!Number.isInteger(dieAt) || dieAt < 0) throw new Error('PATCHD_TEST_DIE_AT names no instant');
   const wire = claimStdout();
   const { nodeDiskCalls } = await import('../../daemon/workspace/diskCalls.ts');
-  const { Workspace } = await import('../../daemon/workspace/workspace.ts');
+  const { openWorkspacesWith, runCommitsThrough } = await import('./workspaceInjection.ts');
   let committing = 0;
   let instant = 0;
   /** Runs at each instant: dies at the chosen one. */
@@ -47,17 +47,15 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   };
   const hooks: CommitHooks = { beforeRename: reach, beforeDone: reach };
 
-  const open = Workspace.open.bind(Workspace);
-  Workspace.open = (root: string, options: WorkspaceOptions = {}) => open(root, { ...options, disk: dyingDisk, hooks });
-  const commit = Workspace.prototype.commit;
-  Workspace.prototype.commit = async function countingCommit(this: WorkspaceType, plan, options) {
+  openWorkspacesWith({ disk: dyingDisk, hooks });
+  runCommitsThrough(async (_workspace, _options, commit) => {
     committing += 1;
     try {
-      return await commit.call(this, plan, options);
+      return await commit();
     } finally {
       committing -= 1;
     }
-  };
+  });
   const { serve } = await import('../../daemon/cli/serve.ts');
   const failed = await serve(process.argv.slice(3), wire);
   if (failed !== undefined) process.exit(failed);

@@ -9,7 +9,6 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { claimStdout } from '../../daemon/server/stdoutGuard.ts';
-import type { Workspace as WorkspaceType } from '../../daemon/workspace/workspace.ts';
 
 export const INSIDE_COMMIT_DAEMON: readonly string[] = ['--import', import.meta.resolve('tsx'), fileURLToPath(import.meta.url), 'serve'];
 
@@ -49,39 +48,38 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const control = process.env.PATCHD_TEST_INSIDE_COMMIT;
   if (control === undefined) throw new Error('PATCHD_TEST_INSIDE_COMMIT names no directory');
   const wire = claimStdout();
-  const { Workspace } = await import('../../daemon/workspace/workspace.ts');
-  const commit = Workspace.prototype.commit;
-  Workspace.prototype.commit = async function commitWithActs(this: WorkspaceType, plan, options) {
+  const { runCommitsThrough } = await import('./workspaceInjection.ts');
+  runCommitsThrough(async (workspace, options, commit) => {
     const acts = [...options.snapshots.keys()].flatMap((path) => {
       const act = takeInstruction(control, path);
       return act === undefined ? [] : [{ path, act }];
     });
-    if (acts.length === 0) return commit.call(this, plan, options);
+    if (acts.length === 0) return commit();
     // The caller's own code after starting the commit (releasing a lease too early, say) runs first.
     await new Promise(setImmediate);
     const putBack: (() => void)[] = [];
     for (const { path, act } of acts) {
       if (act.probeLock === true) {
         const probe = new AbortController();
-        const asked = this.lock([path], probe.signal);
+        const asked = workspace.lock([path], probe.signal);
         // Granted at once when free; when held, the abort takes the request back.
         probe.abort();
         const held = await asked.then((lease) => (lease.release(), false), () => true);
         writeFileSync(reportFile(control, path), JSON.stringify({ held }));
       }
       if (act.write !== undefined) {
-        const file = join(this.root, path);
+        const file = join(workspace.root, path);
         const before = readFileSync(file);
         writeFileSync(file, act.write);
         if (act.putBack === true) putBack.push(() => writeFileSync(file, before));
       }
     }
     try {
-      return await commit.call(this, plan, options);
+      return await commit();
     } finally {
       for (const restore of putBack) restore();
     }
-  };
+  });
   const { serve } = await import('../../daemon/cli/serve.ts');
   const failed = await serve(process.argv.slice(3), wire);
   if (failed !== undefined) process.exit(failed);
