@@ -286,7 +286,7 @@ export class CommitLog {
    * runs on what this hands to `journal/`; returns those found damaged, now kept aside.
    */
   async recoverAbandoned(journals: JournalStore): Promise<DamagedSegment[]> {
-    const segments = segmentsByOwner(await readdir(this.directory), (name, pid, nonce) => isAbandonedSegment(path.join(this.directory, name), pid, nonce));
+    const segments = await this.#abandonedSegments();
     const kept: DamagedSegment[] = [];
     for (const [owner, names] of segments) {
       const read = await Promise.all(names.map(async (name) => ({ name, ...framesOf(await readFile(path.join(this.directory, name))) })));
@@ -311,6 +311,15 @@ export class CommitLog {
       await this.#syncer.sync(this.directory);
     }
     return kept;
+  }
+
+  /** Whether a dead process left segments for `recoverAbandoned`. */
+  async hasAbandoned(): Promise<boolean> {
+    return (await this.#abandonedSegments()).size > 0;
+  }
+
+  async #abandonedSegments(): Promise<Map<string, string[]>> {
+    return segmentsByOwner(await readdir(this.directory), (name, pid, nonce) => isAbandonedSegment(path.join(this.directory, name), pid, nonce));
   }
 
   /** Renames a damaged segment out of the reader's way, its age (for retention) counted from now. */

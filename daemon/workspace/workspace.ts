@@ -13,6 +13,7 @@
  *   journal/*.conflict                                   journals recovery could not fully apply, kept for the age retention keeps
  *   trash/<transactionId>/<workspace path>               deleted and moved-away files
  *   history/<time>-<pid>.<nonce>-<seq>-<transactionId>.<unit>.record   undo records (see records.ts)
+ *   recovery/<pid>-<nonce>-<n>.claim                     held by the one open recovering what a dead process left (see recoveryClaim.ts)
  */
 import { lstatSync, realpathSync } from 'node:fs';
 import nodePath from 'node:path';
@@ -40,6 +41,7 @@ import { probePaths, type ProbeAnswer } from './probe.ts';
 import { CachedReader } from './reads.ts';
 import { compareKeys, isDamaged, RecordStore, type LoadedRecord } from './records.ts';
 import { recoverAbandonedJournals, type RecoveryReport } from './recovery.ts';
+import { underRecoveryClaim } from './recoveryClaim.ts';
 import { Pruner } from './pruner.ts';
 import { DEFAULT_RETENTION, pruneHistory, type Retention } from './retention.ts';
 import { Settling } from './settling.ts';
@@ -79,6 +81,8 @@ export interface WorkspaceOptions {
   readonly onError?: (error: unknown) => void;
   /** A segment of the commit log that `open` found damaged, recovered past the damage and kept aside (see `commitLog.ts`). */
   readonly onDamagedLogSegment?: ((damaged: DamagedSegment) => void) | undefined;
+  /** How long `open` waits for another process's recovery of the same state dir (`recoveryClaim.ts`); two minutes by default. */
+  readonly recoveryWaitMs?: number | undefined;
   /**
    * How many transactions, and for how long, undo records and trash are kept (default: 1,000 and
    * 7 days) — or where to look that up before each prune (e.g. `retentionInForce`); when the
@@ -175,8 +179,7 @@ export class Workspace {
     const context: WorkspaceContext = {
       root: realRoot, stateDir, guard, syncer, journals, log, records, disk, hooks: options.hooks ?? {}, settling, bootId: options.bootId === undefined ? BOOT_ID : options.bootId,
     };
-    for (const damaged of await log.recoverAbandoned(journals)) options.onDamagedLogSegment?.(damaged);
-    const recovered = await recoverAbandonedJournals(context);
+    const recovered = await recover(context, options);
     const retention = await prune(context, options);
     return new Workspace(context, locks, remaker, recovered, await sessionStartOf(context), options, retention);
   }
@@ -421,6 +424,19 @@ function unrecordedCommits(count: number): EngineError | undefined {
  * commit is reported before its record is written, and a prune that did not count it would keep
  * one transaction too many.
  */
+/**
+ * Finishes what dead processes left in the state dir (log segments, then the journals they hand
+ * over), under the state dir's recovery claim; an open with nothing to recover takes none.
+ */
+async function recover(context: WorkspaceContext, options: WorkspaceOptions): Promise<RecoveryReport[]> {
+  const { log, journals } = context;
+  if (!(await log.hasAbandoned()) && (await journals.listAbandoned()).length === 0) return [];
+  return underRecoveryClaim(context.stateDir, async () => {
+    for (const damaged of await log.recoverAbandoned(journals)) options.onDamagedLogSegment?.(damaged);
+    return recoverAbandonedJournals(context);
+  }, options.recoveryWaitMs);
+}
+
 async function prune({ stateDir, records, journals, log, settling }: WorkspaceContext, { retention = DEFAULT_RETENTION, onError }: WorkspaceOptions): Promise<Retention | undefined> {
   let kept: Retention;
   try {

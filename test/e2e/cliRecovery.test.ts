@@ -8,13 +8,13 @@
  */
 import { TEST_STATE_ROOT } from '../helpers/testState.ts';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { stateDirFor } from '../../daemon/workspace/stateDir.ts';
 import { ListTransactionsResultSchema, ReceiptSchema, SessionDiffResultSchema } from '../../protocol/index.ts';
-import { patchd, patchdInTerminal, stripAnsi } from '../helpers/cli.ts';
+import { BIN, patchd, patchdInTerminal, stripAnsi } from '../helpers/cli.ts';
 import { DYING_CLI } from '../helpers/dyingCli.ts';
 import { SocketDaemon } from '../helpers/socketDaemon.ts';
 import { createTempTree, type TempTree } from '../helpers/tempTree.ts';
@@ -176,5 +176,25 @@ test('patchd apply --socket -s names no kept journal where none was kept, and sa
   const quiet = patchd(['apply', '--socket', daemon.socket, '-C', tree.root], { input: change('other.txt', 'another', 'other') });
   assert.equal(quiet.code, 0, quiet.stderr);
   assert.equal(quiet.stderr, '');
+  assert.deepEqual(texts(tree), ['one\n', 'two\n', 'three\n', 'other\n']);
+});
+
+test('two commands at once after a patchd apply killed between its renames: both succeed, and one of them tells the rollback', async () => {
+  using tree = createTempTree(TREE);
+  killInsideCommit(tree, 'rename:2', ['apply'], THREE_FILES);
+  const run = () => new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'log', '-C', tree.root], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+  const logs = await Promise.all([run(), run()]);
+  for (const log of logs) assert.deepEqual({ code: log.code, stdout: log.stdout }, { code: 0, stdout: 'no transactions\n' }, log.stderr);
+  const told = logs.filter((log) => log.stderr !== '');
+  assert.equal(told.length, 1, JSON.stringify(logs));
+  assert.equal(toldRecovery(told[0]!.stderr).told, 'rolled back, put back as before it: a.txt, b.txt');
   assert.deepEqual(texts(tree), ['one\n', 'two\n', 'three\n', 'other\n']);
 });
