@@ -419,12 +419,6 @@ function unrecordedCommits(count: number): EngineError | undefined {
 }
 
 /**
- * Prunes with the retention of `options`, and returns it; skipped (reported to `onError`) when it
- * cannot be looked up. After the commits reported so far have their records: a small one-file
- * commit is reported before its record is written, and a prune that did not count it would keep
- * one transaction too many.
- */
-/**
  * Finishes what dead processes left in the state dir (log segments, then the journals they hand
  * over), under the state dir's recovery claim; an open with nothing to recover takes none.
  */
@@ -437,6 +431,12 @@ async function recover(context: WorkspaceContext, options: WorkspaceOptions): Pr
   }, options.recoveryWaitMs);
 }
 
+/**
+ * Prunes with the retention of `options`, and returns it; skipped (reported to `onError`) when it
+ * cannot be looked up. After the commits reported so far have their records: a small one-file
+ * commit is reported before its record is written, and a prune that did not count it would keep
+ * one transaction too many.
+ */
 async function prune({ stateDir, records, journals, log, settling }: WorkspaceContext, { retention = DEFAULT_RETENTION, onError }: WorkspaceOptions): Promise<Retention | undefined> {
   let kept: Retention;
   try {
