@@ -173,7 +173,7 @@ export class PatchClient implements AsyncDisposable {
     const workspaceOptions = approval === undefined && approvalTimeoutMs === undefined ? undefined : { approval, approvalTimeoutMs };
     const opened = await this.#rpc.request(OpenWorkspaceRequest, { root, options: workspaceOptions }, options);
     if (onApprove !== undefined) this.#approvers.set(opened.workspaceId, onApprove);
-    return new Workspace(this.#rpc, opened.workspaceId, opened.root, opened.recovered);
+    return new Workspace(this.#rpc, opened.workspaceId, opened.root, opened.recovered, opened.damagedLog);
   }
 
   /**

@@ -5,7 +5,7 @@
 import {
   ApplyPatchRequest, CloseWorkspaceRequest, FileChangedNotification, FileReceiptProgress, FileReceiptSchema, ListTransactionsRequest,
   ReadFileRequest, SessionDiffRequest, UndoRequest,
-  type ApplyParams, type BatchReceipt, type Recovery, type BatchSummary, type FileReceipt, type FormatName, type ReadFileResult, type Receipt,
+  type ApplyParams, type BatchReceipt, type DamagedLogSegment, type Recovery, type BatchSummary, type FileReceipt, type FormatName, type ReadFileResult, type Receipt,
   type SessionDiffResult, type StructuredEdit, type TransactionSummary, type V4AOperation,
 } from '../protocol/index.ts';
 import { streamBatch, type ApplyManyOptions, type BatchEntry } from './batch.ts';
@@ -65,6 +65,8 @@ export class Workspace implements AsyncDisposable {
     readonly root: string,
     /** Unfinished commits (of a killed daemon or patchd command) that opening this workspace recovered; told to its first opener after the crash only. */
     readonly recovered: readonly Recovery[] = [],
+    /** Commit log segments that opening this workspace found damaged (a commit in flight there may be left half-applied); told as `recovered` is. */
+    readonly damagedLog: readonly DamagedLogSegment[] = [],
   ) {
     this.#rpc = rpc;
   }

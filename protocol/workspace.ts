@@ -75,6 +75,21 @@ export const RecoverySchema = z.object({
   keptAside: z.string().optional(),
 });
 
+/**
+ * A segment of the commit log a killed process left that was found damaged (a disk fault, an
+ * edit by hand): what it logged in the lost bytes is gone, and a commit in flight there may stay
+ * half-applied — its journal was in them, so nothing could roll it back. The rest of the segment
+ * was recovered as usual, and the segment kept aside.
+ */
+export const DamagedLogSegmentSchema = z.object({
+  /** Its name in the state dir's `log/`. */
+  segment: z.string(),
+  /** Where it was kept (a `….log.damaged` file, for the age the daemon's retention keeps). */
+  keptAside: z.string(),
+  /** How many of its bytes no frame could be read from. */
+  lostBytes: z.number().int(),
+});
+
 /** Result of `workspace/open`. */
 export const OpenWorkspaceResultSchema = z.object({
   workspaceId: WorkspaceIdSchema,
@@ -82,6 +97,8 @@ export const OpenWorkspaceResultSchema = z.object({
   root: z.string(),
   /** Present when this open found unfinished commits and finished them (also logged by the daemon). */
   recovered: z.array(RecoverySchema).optional(),
+  /** Present when this open found commit log segments damaged (also logged by the daemon), told to the first opener only as `recovered` is. */
+  damagedLog: z.array(DamagedLogSegmentSchema).optional(),
 });
 
 /** Params of `workspace/close`. */
@@ -93,6 +110,7 @@ export type ApprovalPolicy = z.infer<typeof ApprovalPolicySchema>;
 export type WorkspaceId = z.infer<typeof WorkspaceIdSchema>;
 export type OpenWorkspaceParams = z.infer<typeof OpenWorkspaceParamsSchema>;
 export type Recovery = z.infer<typeof RecoverySchema>;
+export type DamagedLogSegment = z.infer<typeof DamagedLogSegmentSchema>;
 export type OpenWorkspaceResult = z.infer<typeof OpenWorkspaceResultSchema>;
 export type CloseWorkspaceParams = z.infer<typeof CloseWorkspaceParamsSchema>;
 

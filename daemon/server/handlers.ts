@@ -10,7 +10,7 @@ import {
   type ListTransactionsParams, type ListTransactionsResult, type ReadFileParams, type ReadFileResult, type Receipt, type SessionDiffParams,
   type Recovery, type SessionDiffResult, type UndoParams,
 } from '../../protocol/index.ts';
-import { describeRecovery, RECOVERED_MESSAGE } from '../workspace/recoveryText.ts';
+import { describedDamagedSegment, describeRecovery, RECOVERED_MESSAGE } from '../workspace/recoveryText.ts';
 import type { RecoveryReport } from '../workspace/workspace.ts';
 import { applyBatch } from './applyBatch.ts';
 import { ApprovalGate, DEFAULT_APPROVAL_TIMEOUT_MS, type AskClient } from './approval.ts';
@@ -75,13 +75,16 @@ export class PatchdHandlers {
       const settings = { policy, timeoutMs: options?.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS };
       this.#approvals.set(opened.id, new ApprovalGate(settings, this.#deps.output.approve));
     }
-    const result: OpenWorkspaceResult = { workspaceId: opened.id, root: opened.root };
-    if (opened.recovered.length === 0) return result;
-    for (const report of opened.recovered) {
+    const { recovered, damagedLog } = opened;
+    for (const report of recovered) {
       const { transactionId, outcome, paths, conflicts, damaged, keptAside } = report;
       this.#deps.log.warn(RECOVERED_MESSAGE, { root: opened.root, transactionId, outcome, paths, conflicts, damaged, keptAside, summary: describeRecovery(report) });
     }
-    return { ...result, recovered: opened.recovered.map(recoveryOf) };
+    return {
+      workspaceId: opened.id, root: opened.root,
+      ...(recovered.length === 0 ? {} : { recovered: recovered.map(recoveryOf) }),
+      ...(damagedLog.length === 0 ? {} : { damagedLog: damagedLog.map(describedDamagedSegment) }),
+    };
   }
 
   async closeWorkspace({ workspaceId }: CloseWorkspaceParams): Promise<null> {

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { FileChangedParams } from '../../protocol/index.ts';
 import type { EnginePool } from '../pool/pool.ts';
 import { resolveRoot } from '../workspace/stateDir.ts';
-import type { RecoveryReport, Workspace } from '../workspace/workspace.ts';
+import type { Workspace } from '../workspace/workspace.ts';
 import { UnknownWorkspaceError } from './failures.ts';
 import { FileSubscribers } from './subscribers.ts';
 
@@ -21,10 +21,10 @@ export interface OpenWorkspace {
   readonly pool: EnginePool;
 }
 
-/** What `open` returns: the workspace, and the recoveries its opening did (told to the first opener only). */
-export interface OpenedWorkspace extends OpenWorkspace {
-  readonly recovered: readonly RecoveryReport[];
-}
+/** What `open` returns: the workspace, and the recoveries its opening did and the log segments it found damaged (told to the first opener only). */
+export interface OpenedWorkspace extends OpenWorkspace, Untold {}
+
+type Untold = Pick<Workspace, 'recovered' | 'damagedLog'>;
 
 export interface RegistryOptions {
   readonly openWorkspace: (root: string) => Promise<Workspace>;
@@ -44,9 +44,11 @@ interface Entry extends OpenWorkspace {
   /** session id → how many times that session opened it. */
   readonly holders: Map<string, number>;
   readonly subscribers: FileSubscribers;
-  /** Recoveries not yet told to an opener. */
-  untold: readonly RecoveryReport[];
+  /** Recoveries and damaged log segments not yet told to an opener. */
+  untold: Untold;
 }
+
+const NOTHING_UNTOLD: Untold = { recovered: [], damagedLog: [] };
 
 export class WorkspaceRegistry {
   readonly #options: RegistryOptions;
@@ -66,9 +68,9 @@ export class WorkspaceRegistry {
       if (this.#byId.get(entry.id) !== entry) continue;
       entry.holders.set(session.id, (entry.holders.get(session.id) ?? 0) + 1);
       entry.subscribers.join(session.id, (change) => session.onFileChanged({ workspaceId: entry.id, ...change }));
-      const recovered = entry.untold;
-      entry.untold = [];
-      return { ...entry, recovered };
+      const { untold } = entry;
+      entry.untold = NOTHING_UNTOLD;
+      return { ...entry, ...untold };
     }
   }
 
@@ -126,7 +128,7 @@ export class WorkspaceRegistry {
     const pool = this.#options.createPool();
     const subscribers = new FileSubscribers();
     const entry: Entry = {
-      id: `ws_${randomUUID()}`, key, root: workspace.root, workspace, pool, holders: new Map(), subscribers, untold: workspace.recovered,
+      id: `ws_${randomUUID()}`, key, root: workspace.root, workspace, pool, holders: new Map(), subscribers, untold: { recovered: workspace.recovered, damagedLog: workspace.damagedLog },
     };
     workspace.onExternalChange((change) => subscribers.deliver(change));
     workspace.onUnwatched((path) => subscribers.forget(path));

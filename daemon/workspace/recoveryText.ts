@@ -1,9 +1,12 @@
 /**
  * A recovery report (`recovery.ts`) in words: what was done with the unfinished commit, to which
- * paths, what was left as found and why, and where its journal is kept. The CLI prints it on
- * stderr (`cli/recoveryNotice.ts`), for a workspace it opened or one a shared daemon opened for it;
- * the daemon logs it beside the report's fields.
+ * paths, what was left as found and why, and where its journal is kept; and a commit log segment
+ * recovery found damaged (`commitLog.ts`): the bytes lost, where it is kept, and that a commit in
+ * flight there may be left half-applied. The CLI prints both on stderr (`cli/recoveryNotice.ts`),
+ * for a workspace it opened or one a shared daemon opened for it; the daemon logs a recovery's
+ * words beside the report's fields.
  */
+import type { DamagedSegment } from './commitLog.ts';
 import type { RecoveryReport } from './recovery.ts';
 
 /**
@@ -25,6 +28,26 @@ export function describeRecovery(report: DescribedRecovery): string {
   if (damaged.length > 0 && outcome !== 'left_as_found') parts.push(`left as found, its journal's copy is damaged: ${listOf(damaged)}`);
   if (keptAside !== undefined) parts.push(`journal kept at ${shown(keptAside)}`);
   return parts.join('; ');
+}
+
+/** A damaged commit log segment as told: the wire's `DamagedLogSegment` (`workspace/open`'s `damagedLog`). */
+export interface DescribedDamagedSegment {
+  readonly segment: string;
+  readonly keptAside: string;
+  readonly lostBytes: number;
+}
+
+export function describedDamagedSegment({ segment, keptAs, damaged }: DamagedSegment): DescribedDamagedSegment {
+  return { segment, keptAside: keptAs, lostBytes: damaged.reduce((total, { start, end }) => total + end - start, 0) };
+}
+
+export const DAMAGED_LOG_NOTICE = 'commit log segment damaged';
+
+/** One line, after DAMAGED_LOG_NOTICE: the segment, the bytes lost, where it is kept, and what the user may have to check. */
+export function describeDamagedSegment({ segment, keptAside, lostBytes }: DescribedDamagedSegment): string {
+  const bytes = `${lostBytes} byte${lostBytes === 1 ? '' : 's'}`;
+  return `${bytes} lost in ${shown(segment)}, what was logged there is gone; kept at ${shown(keptAside)}; `
+    + 'a commit in flight there may be left half-applied: check the files the patch or undo killed with it was changing';
 }
 
 function whatWasDone(outcome: RecoveryReport['outcome'], paths: readonly string[], conflicts: readonly string[], damaged: readonly string[]): string {

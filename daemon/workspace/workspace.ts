@@ -117,6 +117,8 @@ export class Workspace {
   readonly stateDir: string;
   /** Commits a killed daemon left half-done, rolled back to their pre-image by `open`. */
   readonly recovered: readonly RecoveryReport[];
+  /** Commit log segments `open` found damaged (also told to `onDamagedLogSegment`). */
+  readonly damagedLog: readonly DamagedSegment[];
   readonly #context: WorkspaceContext;
   readonly #locks: LockTable;
   readonly #cache: ContentCache;
@@ -132,7 +134,7 @@ export class Workspace {
   #closed = false;
 
   private constructor(
-    context: WorkspaceContext, locks: LockTable, remaker: StateDirRemaker, recovered: readonly RecoveryReport[], sessionStart: string, options: WorkspaceOptions,
+    context: WorkspaceContext, locks: LockTable, remaker: StateDirRemaker, { recovered, damagedLog }: Recovered, sessionStart: string, options: WorkspaceOptions,
     retention: Retention | undefined,
   ) {
     this.root = context.root;
@@ -140,6 +142,7 @@ export class Workspace {
     this.#sessionStart = sessionStart;
     this.stateDir = context.stateDir;
     this.recovered = recovered;
+    this.damagedLog = damagedLog;
     this.#context = context;
     this.#cache = new ContentCache(options.cache ?? DEFAULT_CACHE_OPTIONS);
     this.#reader = new CachedReader(context.guard, this.#cache);
@@ -422,13 +425,20 @@ function unrecordedCommits(count: number): EngineError | undefined {
  * Finishes what dead processes left in the state dir (log segments, then the journals they hand
  * over), under the state dir's recovery claim; an open with nothing to recover takes none.
  */
-async function recover(context: WorkspaceContext, options: WorkspaceOptions): Promise<RecoveryReport[]> {
+async function recover(context: WorkspaceContext, options: WorkspaceOptions): Promise<Recovered> {
   const { log, journals } = context;
-  if (!(await log.hasAbandoned()) && (await journals.listAbandoned()).length === 0) return [];
+  if (!(await log.hasAbandoned()) && (await journals.listAbandoned()).length === 0) return { recovered: [], damagedLog: [] };
   return underRecoveryClaim(context.stateDir, async () => {
-    for (const damaged of await log.recoverAbandoned(journals)) options.onDamagedLogSegment?.(damaged);
-    return recoverAbandonedJournals(context);
+    const damagedLog = await log.recoverAbandoned(journals);
+    for (const damaged of damagedLog) options.onDamagedLogSegment?.(damaged);
+    return { recovered: await recoverAbandonedJournals(context), damagedLog };
   }, options.recoveryWaitMs);
+}
+
+/** What `recover` did: the commits it finished, and the log segments it found damaged. */
+interface Recovered {
+  readonly recovered: readonly RecoveryReport[];
+  readonly damagedLog: readonly DamagedSegment[];
 }
 
 /**

@@ -1,9 +1,9 @@
 /** A recovery report in words, as the CLI prints it and the daemon logs it: each outcome, what was left as found, where the journal is. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { describeRecovery } from '../../daemon/workspace/recoveryText.ts';
+import { describeDamagedSegment, describedDamagedSegment, describeRecovery } from '../../daemon/workspace/recoveryText.ts';
 import type { RecoveryReport } from '../../daemon/workspace/workspace.ts';
-import { RecoverySchema } from '../../protocol/workspace.ts';
+import { DamagedLogSegmentSchema, RecoverySchema } from '../../protocol/workspace.ts';
 
 const report = (fields: Partial<RecoveryReport> & Pick<RecoveryReport, 'outcome'>): RecoveryReport => ({ transactionId: 'tx', paths: [], conflicts: [], damaged: [], ...fields });
 const KEPT = '/state/journal/orphan-1-2-3-tx.journal.conflict';
@@ -49,4 +49,14 @@ test('a path holding a newline or another control character is quoted, so the re
   const told = describeRecovery(report({ outcome: 'rolled_back', paths: ['a\nb.txt'], conflicts: ['tab\there.txt', 'plain.txt'], keptAside: '/state/j\r.conflict' }));
   assert.equal(told, 'rolled back, put back as before it: "a\\nb.txt"; left as found, changed since: "tab\\there.txt", plain.txt; journal kept at "/state/j\\r.conflict"');
   assert.doesNotMatch(told, /[\n\r\t]/);
+});
+
+test('a damaged log segment is told with every byte lost, summed over its damaged ranges, and where it is kept; the wire\'s copy is told alike', () => {
+  const segment = { segment: '12-ab-0.log', keptAs: '/state/log/12-ab-0.log.damaged', damaged: [{ start: 0, end: 40 }, { start: 100, end: 102 }] };
+  const told = describedDamagedSegment(segment);
+  assert.deepEqual(told, { segment: '12-ab-0.log', keptAside: '/state/log/12-ab-0.log.damaged', lostBytes: 42 });
+  assert.equal(describeDamagedSegment(told), '42 bytes lost in 12-ab-0.log, what was logged there is gone; kept at /state/log/12-ab-0.log.damaged; '
+    + 'a commit in flight there may be left half-applied: check the files the patch or undo killed with it was changing');
+  assert.equal(describeDamagedSegment(DamagedLogSegmentSchema.parse(told)), describeDamagedSegment(told));
+  assert.match(describeDamagedSegment({ ...told, lostBytes: 1, keptAside: '/state\n/x.damaged' }), /^1 byte lost in 12-ab-0\.log, .*; kept at "\/state\\n\/x\.damaged";/);
 });
