@@ -7,7 +7,7 @@ import type { ApplyContext } from '../server/applyPatch.ts';
 import { createLogger, describeError, type Logger } from '../server/logger.ts';
 import { failureOf, ReceiptDraft } from '../server/receipts.ts';
 import { resolveRoot } from '../workspace/stateDir.ts';
-import { DAMAGED_LOG_SEGMENT, retentionInForce, StateDirError, stateDirFor, Workspace, WorkspaceRootError } from '../workspace/workspace.ts';
+import { retentionInForce, StateDirError, stateDirFor, Workspace, WorkspaceRootError } from '../workspace/workspace.ts';
 import type { Receipt } from '../../protocol/receipt.ts';
 import type { FormatName } from '../engine/types.ts';
 import { UsageError } from './args.ts';
@@ -21,13 +21,13 @@ export interface LocalRun extends ApplyContext {
 
 /**
  * Opens the workspace at `directory`, runs `work`, then closes it. A root or state dir that cannot
- * be used is a usage error. What the open recovered is told on stderr first (`recoveryNotice.ts`).
+ * be used is a usage error. What the open recovered, and log segments it found damaged, are told on stderr first (`recoveryNotice.ts`).
  */
 export async function withLocalWorkspace<T>(directory: string, settings: Settings, work: (run: LocalRun) => Promise<T>): Promise<T> {
   const log = createLogger(process.stderr, settings.logLevel);
   const workspace = await openWorkspace(directory, settings.stateRoot, log);
   try {
-    if (workspace.recovered.length > 0) (await import('./recoveryNotice.ts')).tellRecovered(workspace.recovered);
+    if (workspace.recovered.length + workspace.damagedLog.length > 0) (await import('./recoveryNotice.ts')).tellRecovered(workspace);
     return await work({ workspace, pool: inProcessEngine, log, signal: new AbortController().signal });
   } finally {
     await workspace.close();
@@ -44,7 +44,6 @@ async function openWorkspace(directory: string, stateRoot: string, log: Logger):
     // It prunes as a daemon using the same state root would: with the retention recorded there.
     return await Workspace.open(root, {
       stateDir, maxWatchedPaths: 0, retention: () => retentionInForce(stateRoot), onError: (error) => log.warn('workspace error', describeError(error)),
-      onDamagedLogSegment: (damaged) => log.error(DAMAGED_LOG_SEGMENT, { root, ...damaged }),
     });
   } catch (error) {
     if (error instanceof WorkspaceRootError) throw new UsageError(error.message);

@@ -17,7 +17,7 @@ export async function applyThroughDaemon(socket: string, command: ApplyCommand, 
     });
     try {
       // The daemon tells what its opening recovered to the first opener only: this command may be it.
-      if (workspace.recovered.length > 0) (await import('./recoveryNotice.ts')).tellRecovered(workspace.recovered);
+      if (workspace.recovered.length + workspace.damagedLog.length > 0) (await import('./recoveryNotice.ts')).tellRecovered(workspace);
       const change = 'patch' in source ? source.patch : 'edits' in source ? { edits: source.edits } : source.operations;
       const { format, dryRun, reverse, strip } = command;
       return await workspace.apply(change, { format, dryRun, reverse, strip, fuzz: command.exact ? 'exact' : 'default' });
