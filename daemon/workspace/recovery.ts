@@ -8,7 +8,8 @@
  *
  * A commit is rolled forward too when each path not at its post-image was built upon: a
  * transaction begun after it (a record in `history/`, or another journal being recovered)
- * started from that post-image. The commit got past its last rename, and what the later one
+ * started from that post-image (from the path's absence, where the commit deleted it: the later
+ * one has no pre-image there). The commit got past its last rename, and what the later one
  * did to the path is the later one's: rolling the rest back would leave half of a commit under
  * one made on top of it. So a commit reported applied whose done frame a disk fault destroyed
  * (`commitLog.ts`) stands, with its record, where a later commit changed one of its paths since,
@@ -217,25 +218,26 @@ function orderOf(file: string, journal: Journal): BeginOrder {
  * a record in `history/`, or another journal being recovered — started from its post-image of
  * `entry`'s path: told by the sha256 it keeps of its pre-image (from its header alone, even when
  * a copy of those bytes is damaged), or by hashing the pre-image where it keeps none (written
- * before patchd did).
+ * before patchd did). Where the commit deleted the path, one that has no pre-image there (made
+ * the path again) started from it.
  */
 async function builtUpon(context: WorkspaceContext, recovering: Recovering, entry: JournalEntry, others: readonly Recovering[], slackMs: number): Promise<boolean> {
   const { afterSha256 } = entry;
-  if (afterSha256 === null) return false;
   // The transaction an undo undid began before it, whatever the clocks say.
   const undid = undoOf(recovering.journal.record);
   const later = (transactionId: string, order: BeginOrder) => transactionId !== undid && begunAfter(order, recovering.order, slackMs);
   const startsFromIt = (candidate: Journal): boolean => candidate.record.entries.some((other, index) => {
-    const before = candidate.preImages[index];
-    if (other.path !== entry.path || before === null || before === undefined) return false;
-    return (other.before?.sha256 ?? sha256Hex(before)) === afterSha256;
+    if (other.path !== entry.path) return false;
+    if (other.before === null) return afterSha256 === null;
+    return (other.before.sha256 ?? sha256Hex(candidate.preImages[index]!)) === afterSha256;
   });
   if (others.some((other) => other !== recovering && later(other.journal.record.transactionId, other.order) && startsFromIt(other.journal))) return true;
   const recent = (await context.records.list()).filter((name) => later(name.transactionId, orderOfRecordName(path.basename(name.file)) ?? name));
   for (const name of recent) {
     const header = await context.records.header(name);
     if (header === undefined || isDamaged(header)) continue;
-    const starts = header.record.entries.filter((other) => other.path === entry.path && other.before !== null).map((other) => other.before!.sha256);
+    // Null for an entry with no pre-image: it started from the path's absence.
+    const starts = header.record.entries.filter((other) => other.path === entry.path).map((other) => (other.before === null ? null : other.before.sha256));
     if (starts.includes(afterSha256)) return true;
     if (!starts.includes(undefined)) continue;
     const loaded = await context.records.load(name);

@@ -1,7 +1,7 @@
 /**
  * Run by recovery.test.ts, commitLog.test.ts, tidy.test.ts and typeChange.test.ts as a separate process that SIGKILLs itself at a precise instant,
  * leaving whatever a killed daemon would leave behind.
- * argv: <root> <stateDir> <when> [single|tidy|tidyFirst|fileToDirectory|directoryToFile|settledFirst|revertsEarlier|undoesLatest|thenChanged|thenReverted] [bootId]   (bootId: the boot the daemon runs in, `unknown` for none)
+ * argv: <root> <stateDir> <when> [single|tidy|tidyFirst|fileToDirectory|directoryToFile|settledFirst|revertsEarlier|undoesLatest|thenChanged|thenReverted|thenRecreated] [bootId]   (bootId: the boot the daemon runs in, `unknown` for none)
  *   when = rename:<n>   commit the five-file plan (`single`: a one-file plan), die right before rename n
  *          drop         commit the five-file plan, die right before it is logged done (after its renames, directory fsyncs and record write)
  *          reported     commit the five-file plan, die as soon as it is reported applied (a one-file commit: before its fsyncs)
@@ -14,11 +14,12 @@
  *   undoesLatest: a one-file commit of two.txt back to `two` as the undo of the newest transaction (made before, by another process)
  *   thenChanged, thenReverted: the five-file plan, then, once it settled, a one-file commit of two.txt to other bytes, or back to
  *                its pre-image, which settles too (both logged in one segment)
+ *   thenRecreated: the same, the later commit adding four.txt (which the five-file plan deleted) again, with other bytes
  */
 import type { DiskCalls } from '../../daemon/workspace/diskCalls.ts';
 import { nodeDiskCalls } from '../../daemon/workspace/diskCalls.ts';
 import { Workspace, type WorkspaceOptions } from '../../daemon/workspace/workspace.ts';
-import { CRASH_PLAN, deleteFile, planOf, snapshotAndCommit, TYPE_CHANGE_PLANS, updateFile } from './fixtures.ts';
+import { addFile, CRASH_PLAN, deleteFile, planOf, snapshotAndCommit, TYPE_CHANGE_PLANS, updateFile } from './fixtures.ts';
 
 const [root, stateDir, when, variant, bootId] = process.argv.slice(2);
 if (root === undefined || stateDir === undefined || when === undefined) throw new Error('usage: crashChild <root> <stateDir> <when> [single]');
@@ -56,8 +57,13 @@ const options: WorkspaceOptions = {
   },
 };
 const workspace = await Workspace.open(root, options);
-/** What the one-file commit after the five-file plan writes to two.txt. */
-const laterTwo = new Map([['thenChanged', 'changed later\n'], ['thenReverted', 'two\n']]).get(variant ?? '');
+/** The one-file commit made after the five-file plan settled. */
+const laterPlans = {
+  thenChanged: planOf(updateFile('two.txt', 'changed later\n')),
+  thenReverted: planOf(updateFile('two.txt', 'two\n')),
+  thenRecreated: planOf(addFile('four.txt', 'four again\n')),
+};
+const laterPlan = laterPlans[variant as keyof typeof laterPlans];
 const plans = {
   single: planOf(updateFile('two.txt', 'only\n')),
   // Empties d/e (and so d/e goes when tidied) but not d.
@@ -77,8 +83,8 @@ const undoOf = variant === 'undoesLatest' ? (await workspace.transactions(1))[0]
 if (point !== 'restore' && point !== 'keep') await snapshotAndCommit(workspace, plans[variant as keyof typeof plans] ?? CRASH_PLAN, true, undoOf);
 if (point === 'reported') die();
 await workspace.settled();
-if (laterTwo !== undefined) {
-  await snapshotAndCommit(workspace, planOf(updateFile('two.txt', laterTwo)));
+if (laterPlan !== undefined) {
+  await snapshotAndCommit(workspace, laterPlan);
   await workspace.settled();
 }
 if (point === 'done') die();

@@ -98,7 +98,11 @@ test('a daemon killed after its last rename but before logging the commit done i
   });
 });
 
-for (const [variant, later, how] of [['thenChanged', 'changed later\n', 'to other bytes'], ['thenReverted', 'two\n', 'back to its pre-image']] as const) {
+for (const [variant, later, how] of [
+  ['thenChanged', { 'two.txt': 'file:changed later\n' }, 'to other bytes'],
+  ['thenReverted', { 'two.txt': 'file:two\n' }, 'back to its pre-image'],
+  ['thenRecreated', { 'four.txt': 'file:four again\n' }, 'one it deleted, made again'],
+] as const) {
   test(`a commit reported applied whose done frame is damaged is rolled forward with its record, though a later commit changed one of its paths since (${how})`, async () => {
     await withSandbox(CRASH_TREE, async (sandbox) => {
       commitAndDie(sandbox, 'done', variant);
@@ -115,7 +119,7 @@ for (const [variant, later, how] of [['thenChanged', 'changed later\n', 'to othe
       assert.deepEqual(workspace.recovered.map(({ outcome, paths, conflicts, damaged, keptAside }) => ({ outcome, paths, conflicts, damaged, keptAside })), [
         { outcome: 'rolled_forward', paths: ['a/one.txt', 'two.txt', 'three.txt', 'four.txt', 'b/c/five.txt'], conflicts: [], damaged: [], keptAside: undefined },
       ]);
-      assert.deepEqual(await listTree(sandbox.root), { ...CRASH_POST_IMAGE, 'two.txt': `file:${later}` }, 'nothing of either commit undone');
+      assert.deepEqual(await listTree(sandbox.root), { ...CRASH_POST_IMAGE, ...later }, 'nothing of either commit undone');
       assert.deepEqual(await readdir(journalDir(sandbox)), []);
       assert.equal((await workspace.transactions(5)).length, 2, 'both commits keep their undo records');
       await workspace.close();
@@ -511,6 +515,37 @@ async function halfRenamedJournal(sandbox: Sandbox): Promise<Buffer> {
     updateEntry('two.txt', 'two\n', '2\n'), updateEntry('three.txt', 'three\n', '3\n'), updateEntry('four.txt', 'four\n', '4\n'),
   ], []);
   return Buffer.concat(chunks);
+}
+
+for (const [how, recreated, undoOf] of [
+  ['is deleted again', false, undefined],
+  ['is not deleted again over a later transaction that made the file again with the same bytes (its record, of another process, dated within the clock\'s slack)', true, undefined],
+  ['is deleted again when it is the undo of the transaction that made the file, though that one, of another process, is dated within the clock\'s slack', true, 'recreate'],
+] as const) {
+  test(`after a reboot, a redo section's delete whose unlink a power loss dropped ${how}`, async () => {
+    await withSandbox(CRASH_TREE, async (sandbox) => {
+      await (await sandbox.open()).close();
+      // Commits log a redo section for a one-file write only; recovery still gets a delete in one right. four.txt holds its pre-image.
+      const meta = { format: 'unified', files: [{ path: 'four.txt', op: 'delete' }], unit: 0, units: 1, ...(undoOf === undefined ? {} : { undoOf }) };
+      const entry = { ...updateEntry('four.txt', 'four\n', ''), afterSha256: null };
+      const { journal, chunks } = encodeJournal('tx', await realRoot(sandbox), [entry], [], meta);
+      await writeFile(path.join(journalDir(sandbox), `${deadPid()}-0000-tx.journal`), Buffer.concat([...chunks, ...encodeRedo('boot-before', [null])]));
+      if (recreated) {
+        // Made the file from nothing: no pre-image there. A clock stepped back dates it a moment before the delete began.
+        const addMeta = { format: 'unified', files: [{ path: 'four.txt', op: 'add' }], unit: 0, units: 1 };
+        const added = { path: 'four.txt', tempName: null, trashed: false, before: null, afterSha256: sha256Hex(encode('four\n')) };
+        const record = Buffer.concat(encodeJournal('recreate', await realRoot(sandbox), [added], [], addMeta).chunks);
+        await writeFile(path.join(historyDir(sandbox), `${journal.record.startedAt - 1}-1-1-recreate.0.record`), record);
+      }
+
+      const workspace = await sandbox.open({ bootId: 'boot-after' });
+      assert.deepEqual(workspace.recovered.map(({ outcome, paths, conflicts, damaged }) => ({ outcome, paths, conflicts, damaged })), [
+        { outcome: 'rolled_forward', paths: ['four.txt'], conflicts: [], damaged: [] },
+      ]);
+      assert.equal((await listTree(sandbox.root))['four.txt'], recreated && undoOf === undefined ? 'file:four\n' : undefined);
+      await workspace.close();
+    });
+  });
 }
 
 test('a journal whose header fails its checksum (a mode changed, still JSON) is not acted on: every path it names left as found and reported, the journal kept aside', async () => {
