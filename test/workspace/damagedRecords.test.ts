@@ -272,7 +272,8 @@ const HEADER_EDITS: Record<string, (line: string) => string> = {
   "a digit of a deleted file's mode": (line) => line.replace('"mode":420', '"mode":421'),
   'a character of a path': (line) => line.replace('"path":"gone.txt"', '"path":"gonE.txt"'),
   'the operation of a file': (line) => line.replace('"op":"delete"', '"op":"update"'),
-  'a digit of its checksum': (line) => line.replace(/("headerCrc32":)(\d)/, (_, key: string, digit: string) => `${key}${otherDigit(digit)}`),
+  // Its last digit: a first digit turned 0 would leave no JSON number at all (a leading zero).
+  'a digit of its checksum': (line) => line.replace(/("headerCrc32":\d*)(\d)\}/, (_, head: string, digit: string) => `${head}${otherDigit(digit)}}`),
   // Without its checksum's name, it would pass for a header written before headers had one.
   "a character of its checksum's name": (line) => line.replace('"headerCrc32"', '"headerCrc33"'),
 };
