@@ -35,6 +35,7 @@ import { mkdir, readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { removeAgedFiles, setAsideAs } from './agedFiles.ts';
+import { parseRecordName } from './recordNames.ts';
 import type { DiskCalls } from './diskCalls.ts';
 import { removeIfPresent, type DirectorySyncer } from './durable.ts';
 import type { FileOwner } from './files.ts';
@@ -263,9 +264,11 @@ async function decodeRedo(bytes: Uint8Array, entries: number): Promise<Redo | un
 /** Distinguishes this process from an earlier one that had the same pid (a restarted container's pid 1). */
 export const PROCESS_NONCE = randomBytes(4).toString('hex');
 const JOURNAL_NAME = /^(\d+)-([0-9a-f]+)-(.+)\.journal$/;
-/** `orphan-<pid>-<nonce>-<log frame id>-<record name>.journal`, as journals are handed over now (`commitLog.ts`, `transaction.ts`): the record name, and its transaction id. */
-const RECORD_NAMED = /^orphan-\d+-[0-9a-f]+-\d+-(\d{13}-\d+(?:\.[0-9a-f]+)?-\d+-([A-Za-z0-9_-]+)\.\d+\.record)\.journal$/;
-/** `orphan-<pid>-<nonce>-<log frame id>-<journal id>.journal`, as journals were handed over before they carried the record name. */
+/**
+ * `orphan-<pid>-<nonce>-<log frame id>-<id>.journal`, as the commit log hands journals over
+ * (`commitLog.ts`, `transaction.ts`): the id is the record name the commit logged, or (before
+ * journals carried it) the journal id.
+ */
 const HANDED_OVER_NAME = /^orphan-\d+-[0-9a-f]+-\d+-(.+)\.journal$/;
 /** `[orphan-]<pid>-<nonce>-<journal id>.journal`, as daemons before the commit log wrote them. */
 const EARLIER_NAME = /^(?:orphan-)?\d+-[0-9a-f]+-(.+)\.journal$/;
@@ -278,15 +281,17 @@ const EARLIER_NAME = /^(?:orphan-)?\d+-[0-9a-f]+-(.+)\.journal$/;
  * read as a handed-over one, its id cut after them: for a name, not for anything acted on.
  */
 export function transactionIdOfJournalName(name: string): string {
-  const named = RECORD_NAMED.exec(name);
-  if (named !== null) return named[2]!;
-  const journalId = HANDED_OVER_NAME.exec(name)?.[1] ?? EARLIER_NAME.exec(name)?.[1] ?? name.replace(/\.journal$/, '');
+  const handedOver = HANDED_OVER_NAME.exec(name)?.[1];
+  const recorded = handedOver === undefined ? undefined : parseRecordName(handedOver);
+  if (recorded !== undefined) return recorded.transactionId;
+  const journalId = handedOver ?? EARLIER_NAME.exec(name)?.[1] ?? name.replace(/\.journal$/, '');
   return journalId.replace(/\.\d+$/, '');
 }
 
 /** The undo record name a handed-over journal's file `name` carries (its commit logged it); undefined for an older name, which carries none. */
 export function recordNameOfJournalName(name: string): string | undefined {
-  return RECORD_NAMED.exec(name)?.[1];
+  const id = HANDED_OVER_NAME.exec(name)?.[1];
+  return id !== undefined && parseRecordName(id) !== undefined ? id : undefined;
 }
 
 /** A `keep`'s temp older than this was left by a killed process (see `removeSetAsideOlderThan`). */

@@ -37,6 +37,7 @@ import { SYNC_IO_MAX_BYTES, totalBytes, writeAll, writeAllSync, type DiskCalls }
 import { removeIfPresent, type DirectorySyncer } from './durable.ts';
 import { sha256Hex } from './files.ts';
 import { hasErrorCode, ifPresent } from './ioErrors.ts';
+import { parseRecordName } from './recordNames.ts';
 import { decodeJournal, decodeJournalHeader, PROCESS_NONCE, type Journal, type JournalRecord } from './journal.ts';
 
 export interface FileChange {
@@ -99,8 +100,6 @@ export function isDamaged<T extends object>(read: T | DamagedRecord): read is Da
 
 /** How many records a checkpoint fsyncs at once. */
 const SYNC_BATCH = 64;
-/** Time, pid, nonce (absent from names written before patchd kept it), sequence, transaction id, unit. */
-const RECORD_NAME = /^(\d{13})-(\d+)(?:\.([0-9a-f]+))?-(\d+)-([A-Za-z0-9_-]+)\.(\d+)\.record$/;
 /** An empty file naming the newest key retention removed (see `notePruned`); not a record name, so listing passes it over. */
 const PRUNE_MARK_PREFIX = 'pruned-through-';
 const PRUNE_MARK = /^pruned-through-(\d{13}-\d+-\d+\.\d+)$/;
@@ -206,8 +205,8 @@ export class RecordStore {
   async adopt(file: string, record: JournalRecord, name?: string): Promise<void> {
     const { RecordMetaSchema } = await import('./recordSchemas.ts');
     const meta = RecordMetaSchema.parse(record.meta);
-    const logged = name === undefined ? null : RECORD_NAME.exec(name);
-    const fits = logged !== null && logged[5] === record.transactionId && Number(logged[6]) === meta.unit;
+    const logged = name === undefined ? undefined : parseRecordName(name);
+    const fits = logged !== undefined && logged.transactionId === record.transactionId && Number(logged.unit) === meta.unit;
     const target = path.join(this.directory, fits ? name! : this.nameFor(record, meta));
     await this.#disk.rename(file, target);
     await this.#syncer.sync(this.directory);
@@ -219,11 +218,11 @@ export class RecordStore {
     const names = (await ifPresent(readdir(this.directory))) ?? [];
     const records: { name: RecordName; order: number[] }[] = [];
     for (const name of names) {
-      const match = RECORD_NAME.exec(name);
-      if (match === null) continue;
-      const [, at, pid, , sequence, transactionId, unit] = match;
+      const parts = parseRecordName(name);
+      if (parts === undefined) continue;
+      const { at, pid, sequence, transactionId, unit } = parts;
       const key = `${at}-${pid}-${sequence}.${unit}`;
-      records.push({ name: { file: path.join(this.directory, name), key, at: Number(at), transactionId: transactionId!, unit: Number(unit) }, order: keyParts(key) });
+      records.push({ name: { file: path.join(this.directory, name), key, at: Number(at), transactionId, unit: Number(unit) }, order: keyParts(key) });
     }
     // Each key is split once: a long history is sorted in milliseconds, not seconds.
     return records.sort((a, b) => compareParts(a.order, b.order)).map(({ name }) => name);
@@ -336,9 +335,9 @@ export interface BeginOrder {
 
 /** The begin order a record name tells (`process` only when it names the nonce); undefined when it is not a record name. */
 export function orderOfRecordName(name: string): BeginOrder | undefined {
-  const match = RECORD_NAME.exec(name);
-  if (match === null) return undefined;
-  const [, at, pid, nonce, sequence] = match;
+  const parts = parseRecordName(name);
+  if (parts === undefined) return undefined;
+  const { at, pid, nonce, sequence } = parts;
   return nonce === undefined ? { at: Number(at) } : { at: Number(at), process: `${pid}.${nonce}`, sequence: Number(sequence) };
 }
 
